@@ -1,0 +1,103 @@
+//! The command line: argument parsing, reading inputs, rendering diagnostics, exit codes.
+//!
+//! Exit codes: 0 success; 1 invalid input (any diagnostic of severity error); 2 usage error
+//! (clap's own code). Results go to stdout, diagnostics to stderr.
+
+mod explain;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "hlo-layout",
+    version,
+    about = "XLA HLO shapes, tiled layouts and TPU layout assignment, without XLA",
+    after_help = "Exit codes: 0 success, 1 invalid input, 2 usage error."
+)]
+pub struct Cli {
+    /// When to colour diagnostics; `auto` honours NO_COLOR and whether stderr is a terminal.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Text or JSON output.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Explain(explain::Args),
+}
+
+/// Outcome of a command, turned into the exit code.
+pub enum Outcome {
+    Success,
+    InvalidInput,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    install_diagnostic_handler(cli.color);
+    let outcome = match cli.command {
+        Command::Explain(args) => explain::run(args),
+    };
+    match outcome {
+        Outcome::Success => ExitCode::SUCCESS,
+        Outcome::InvalidInput => ExitCode::from(1),
+    }
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stderr().is_terminal()
+        }
+    }
+}
+
+fn install_diagnostic_handler(choice: ColorChoice) {
+    let color = use_color(choice);
+    // Setting the hook only fails if it was already set, which cannot happen here.
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .color(color)
+                .unicode(color)
+                .terminal_links(false)
+                .width(100)
+                .build(),
+        )
+    }));
+}
+
+/// Prints each diagnostic to stderr with its source snippet.
+pub fn report_errors<E>(source_name: &str, source: &str, errors: Vec<E>)
+where
+    E: miette::Diagnostic + Send + Sync + 'static,
+{
+    for error in errors {
+        let report = miette::Report::new(error)
+            .with_source_code(miette::NamedSource::new(source_name, source.to_string()));
+        eprintln!("{report:?}");
+    }
+}

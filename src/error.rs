@@ -1,0 +1,15 @@
+//! The error type of the library's text entry points: any syntax or meaning error, each a
+//! miette diagnostic with a span into the text that was parsed.
+
+use crate::lower::LowerError;
+use crate::syntax::SyntaxError;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum Error {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Syntax(#[from] SyntaxError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Lower(#[from] LowerError),
+}

@@ -1,0 +1,14 @@
+//! The model: element types, shapes, layouts and the tiled-layout memory map.
+//!
+//! Architecture invariant: this module does no IO and never panics on values built through
+//! its public API; arithmetic on dims is checked and overflow is an error value.
+
+pub mod layout;
+pub mod primitive;
+pub mod shape;
+pub mod tiling;
+
+pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
+pub use primitive::PrimitiveType;
+pub use shape::{ArrayShape, Dim, Shape};
+pub use tiling::{PhysicalLayout, TilingError};

@@ -1,0 +1,233 @@
+//! Shapes: arrays (static, bounded-dynamic `<=N` and unbounded `?` dims), tuples, token and
+//! opaque, printed exactly as XLA prints them.
+
+use std::fmt;
+
+use super::layout::{write_joined, Layout};
+use super::primitive::PrimitiveType;
+
+/// One array dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// A static size, printed `N`.
+    Static(i64),
+    /// A dynamic size with an upper bound, printed `<=N`.
+    Bounded(i64),
+    /// A dynamic size with no bound, printed `?`.
+    Unbounded,
+}
+
+impl Dim {
+    /// The size memory must be reserved for: the static size or the bound. `None` when
+    /// unbounded, since no layout arithmetic is possible then.
+    pub fn extent(self) -> Option<i64> {
+        match self {
+            Dim::Static(n) | Dim::Bounded(n) => Some(n),
+            Dim::Unbounded => None,
+        }
+    }
+
+    pub fn is_dynamic(self) -> bool {
+        !matches!(self, Dim::Static(_))
+    }
+}
+
+/// An array shape: element type, dims, and the layout if the text gave one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayShape {
+    pub element_type: PrimitiveType,
+    pub dims: Vec<Dim>,
+    /// `None` when the text had no layout; XLA would give such an array the descending
+    /// default, see [`ArrayShape::layout_or_default`].
+    pub layout: Option<Layout>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Array(ArrayShape),
+    Tuple(Vec<Shape>),
+    Token,
+    Opaque,
+}
+
+/// A dimension number outside `-rank..rank`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("dimension {dim} is out of range for a rank-{rank} array")]
+pub struct DimOutOfRange {
+    pub dim: i64,
+    pub rank: usize,
+}
+
+/// Turns a dimension number that may count from the end (`-1` is the last dim) into an
+/// index, as XLA's shape utilities accept.
+pub fn resolve_dim(dim: i64, rank: usize) -> Result<usize, DimOutOfRange> {
+    let rank_i = rank as i64;
+    let resolved = if dim < 0 { dim + rank_i } else { dim };
+    if (0..rank_i).contains(&resolved) {
+        Ok(resolved as usize)
+    } else {
+        Err(DimOutOfRange { dim, rank })
+    }
+}
+
+impl ArrayShape {
+    pub fn new(element_type: PrimitiveType, dims: &[i64]) -> ArrayShape {
+        ArrayShape {
+            element_type,
+            dims: dims.iter().map(|&d| Dim::Static(d)).collect(),
+            layout: None,
+        }
+    }
+
+    pub fn with_layout(mut self, layout: Layout) -> ArrayShape {
+        self.layout = Some(layout);
+        self
+    }
+
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The dim at `dim`, which may be negative (counted from the end).
+    pub fn dim(&self, dim: i64) -> Result<Dim, DimOutOfRange> {
+        Ok(self.dims[resolve_dim(dim, self.rank())?])
+    }
+
+    /// The static size or bound of `dim` (negative counts from the end); `Ok(None)` when
+    /// unbounded.
+    pub fn dim_extent(&self, dim: i64) -> Result<Option<i64>, DimOutOfRange> {
+        Ok(self.dim(dim)?.extent())
+    }
+
+    pub fn is_dynamic_dim(&self, dim: i64) -> Result<bool, DimOutOfRange> {
+        Ok(self.dim(dim)?.is_dynamic())
+    }
+
+    /// Static sizes or bounds of every dim; `None` if any dim is unbounded.
+    pub fn extents(&self) -> Option<Vec<i64>> {
+        self.dims.iter().map(|d| d.extent()).collect()
+    }
+
+    /// The logical element count, `None` on an unbounded dim or i64 overflow.
+    pub fn element_count(&self) -> Option<i64> {
+        self.dims
+            .iter()
+            .try_fold(1i64, |acc, d| acc.checked_mul(d.extent()?))
+    }
+
+    /// The layout as written, or XLA's descending default when the text gave none.
+    pub fn layout_or_default(&self) -> Layout {
+        self.layout
+            .clone()
+            .unwrap_or_else(|| Layout::descending(self.rank()))
+    }
+
+    /// Position of logical `dim` in physical order counted from the minor end (0 = minor-most).
+    pub fn minor_position(&self, dim: i64) -> Result<Option<usize>, DimOutOfRange> {
+        let dim = resolve_dim(dim, self.rank())? as i64;
+        Ok(self
+            .layout_or_default()
+            .minor_to_major
+            .iter()
+            .position(|&d| d == dim))
+    }
+}
+
+impl Shape {
+    /// The array inside, if this is an array.
+    pub fn as_array(&self) -> Option<&ArrayShape> {
+        match self {
+            Shape::Array(array) => Some(array),
+            _ => None,
+        }
+    }
+
+    /// Every array leaf, depth first, in tuple order.
+    pub fn leaves(&self) -> Vec<&ArrayShape> {
+        let mut out = Vec::new();
+        fn walk<'a>(shape: &'a Shape, out: &mut Vec<&'a ArrayShape>) {
+            match shape {
+                Shape::Array(array) => out.push(array),
+                Shape::Tuple(elements) => elements.iter().for_each(|e| walk(e, out)),
+                Shape::Token | Shape::Opaque => {}
+            }
+        }
+        walk(self, &mut out);
+        out
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Static(n) => write!(f, "{n}"),
+            Dim::Bounded(n) => write!(f, "<={n}"),
+            Dim::Unbounded => f.write_str("?"),
+        }
+    }
+}
+
+/// `f32[2,3]{1,0}`; a scalar whose layout carries nothing prints as `f32[]`.
+impl fmt::Display for ArrayShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[", self.element_type)?;
+        write_joined(f, &self.dims, ",")?;
+        f.write_str("]")?;
+        if let Some(layout) = &self.layout {
+            if !self.dims.is_empty() || layout.has_attributes() {
+                write!(f, "{layout}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Tuples print as `(a, b, c, d, e, /*index=5*/f)`, as XLA does.
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Array(array) => write!(f, "{array}"),
+            Shape::Tuple(elements) => {
+                f.write_str("(")?;
+                for (i, element) in elements.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                        if i % 5 == 0 {
+                            write!(f, "/*index={i}*/")?;
+                        }
+                    }
+                    write!(f, "{element}")?;
+                }
+                f.write_str(")")
+            }
+            Shape::Token => f.write_str("token[]"),
+            Shape::Opaque => f.write_str("opaque[]"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_dims_count_from_the_end() {
+        let shape = ArrayShape::new(PrimitiveType::F32, &[2, 3, 5]);
+        assert_eq!(shape.dim(-1), Ok(Dim::Static(5)));
+        assert_eq!(shape.dim(-3), Ok(Dim::Static(2)));
+        assert_eq!(shape.dim(0), Ok(Dim::Static(2)));
+        assert_eq!(shape.dim(3), Err(DimOutOfRange { dim: 3, rank: 3 }));
+        assert_eq!(shape.dim(-4), Err(DimOutOfRange { dim: -4, rank: 3 }));
+        assert_eq!(shape.minor_position(-1), Ok(Some(0)));
+    }
+
+    #[test]
+    fn tuples_print_index_comments() {
+        let leaf = Shape::Array(ArrayShape::new(PrimitiveType::F32, &[]));
+        let tuple = Shape::Tuple(vec![leaf; 6]);
+        assert_eq!(
+            tuple.to_string(),
+            "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])"
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! hlo-layout: XLA's HLO text, its shapes and tiled layouts, and TPU layout assignment,
+//! without building XLA.
+//!
+//! ```text
+//! text ──logos──► tokens ──lalrpop (grammar/)──► AST with spans ──lower──► IR
+//!                                                   │ miette diagnostics
+//!                                                   ▼
+//!                                                printer ◄── passes
+//! ```
+//!
+//! # Layers and their invariants
+//!
+//! - [`syntax`] turns text into a syntax tree with byte spans. It never panics, whatever the
+//!   input, and gives nothing meaning: element types, opcodes and layout letters are words.
+//! - [`lower`] gives the tree meaning from Rust tables and checks every rule of the model,
+//!   reporting each violation as a diagnostic with the span of the offending text.
+//! - [`ir`] is the model (element types, shapes, layouts, the exact tiled-layout memory map).
+//!   It does no IO; arithmetic on dims is checked, and overflow is an error value.
+//! - `cli` (the binary) alone knows clap, colours, files and exit codes.
+//! - Output is deterministic: nothing printed depends on hash-map iteration order.
+//!
+//! # Example
+//!
+//! ```
+//! use hlo_layout::ir::PhysicalLayout;
+//!
+//! let shape = hlo_layout::parse_array_shape("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! let memory = PhysicalLayout::new(&shape).unwrap();
+//! assert_eq!(memory.linear_index(&[2, 3]), Ok(17));
+//! assert_eq!(memory.tiled_dims(), &[2, 3, 2, 2]);
+//! assert_eq!(memory.bytes(), 96);
+//! ```
+
+pub mod error;
+pub mod ir;
+pub mod lower;
+pub mod syntax;
+
+pub use error::Error;
+
+/// Parses and checks one shape, e.g. `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`.
+/// Every error found is returned, each with a span into `text`.
+pub fn parse_shape(text: &str) -> Result<ir::Shape, Vec<Error>> {
+    let tree = syntax::parse_shape(text).map_err(|e| vec![Error::from(e)])?;
+    lower::lower_shape(&tree).map_err(|errors| errors.into_iter().map(Error::from).collect())
+}
+
+/// Like [`parse_shape`], for text that must be a single array shape.
+pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
+    match parse_shape(text)? {
+        ir::Shape::Array(array) => Ok(array),
+        _ => Err(vec![Error::Lower(lower::LowerError::NotAnArrayShape {
+            span: syntax::ast::Span::new(0, text.len()),
+        })]),
+    }
+}

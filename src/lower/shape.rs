@@ -1,0 +1,475 @@
+//! Shapes and layouts: element-type names, dims, and the layout sub-language
+//! (`D T L # * E S SC P M`, in that order, as XLA's parser demands).
+
+use crate::ir::layout::{
+    DimLevel, DimLevelType, Layout, LayoutRuleError, SplitConfig, Tile, TileDim,
+};
+use crate::ir::primitive::PrimitiveType;
+use crate::ir::shape::{ArrayShape, Dim, Shape};
+use crate::ir::tiling::{PhysicalLayout, TilingError};
+use crate::syntax::ast::{self, LayoutArg, Span, Word};
+
+/// A shape or layout that reads well but means nothing valid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum LowerError {
+    #[error("unknown element type `{name}`")]
+    #[diagnostic(
+        code(hlo::shape::unknown_type),
+        help("element types are pred, s1-s64, u1-u64, f16, bf16, f32, f64, the f8/f6/f4 variants, c64, c128, token and opaque")
+    )]
+    UnknownElementType {
+        name: String,
+        #[label("not an element type")]
+        span: Span,
+    },
+    #[error("`{text}` does not fit in a 64-bit integer")]
+    #[diagnostic(code(hlo::shape::integer_range))]
+    IntegerRange {
+        text: String,
+        #[label("too large")]
+        span: Span,
+    },
+    #[error("dimension sizes cannot be negative")]
+    #[diagnostic(code(hlo::shape::negative_dim))]
+    NegativeDim {
+        #[label("negative size")]
+        span: Span,
+    },
+    #[error("`{name}[...]` cannot have dimensions or a layout")]
+    #[diagnostic(code(hlo::shape::not_an_array), help("write `{name}[]`"))]
+    NotAnArray {
+        name: String,
+        #[label("here")]
+        span: Span,
+    },
+    #[error("expected an array shape, not a tuple, token or opaque")]
+    #[diagnostic(code(hlo::shape::not_an_array_shape))]
+    NotAnArrayShape {
+        #[label("this shape")]
+        span: Span,
+    },
+    #[error("{message}")]
+    #[diagnostic(code(hlo::layout::invalid))]
+    Layout {
+        message: String,
+        #[label("here")]
+        span: Span,
+        #[help]
+        help: Option<String>,
+    },
+    #[error("unknown layout attribute `{name}`")]
+    #[diagnostic(
+        code(hlo::layout::unknown_attribute),
+        help("layout attributes are D(..), T(..), L(n), #(type), *(type), E(n), S(n), SC(..), P(shape), M(n), in that order")
+    )]
+    UnknownLayoutAttribute {
+        name: String,
+        #[label("not a layout attribute")]
+        span: Span,
+    },
+    #[error("layout attribute `{name}` must come before `{previous}`")]
+    #[diagnostic(
+        code(hlo::layout::attribute_order),
+        help("XLA reads layout attributes only in the order D, T, L, #, *, E, S, SC, P, M, each at most once")
+    )]
+    AttributeOrder {
+        name: String,
+        previous: String,
+        #[label("out of order")]
+        span: Span,
+    },
+    #[error("layout attribute `{name}` appears twice")]
+    #[diagnostic(code(hlo::layout::duplicate_attribute))]
+    DuplicateAttribute {
+        name: String,
+        #[label("second `{name}`")]
+        span: Span,
+    },
+    #[error("`{name}` expects {expected}")]
+    #[diagnostic(code(hlo::layout::attribute_value))]
+    AttributeValue {
+        name: String,
+        expected: &'static str,
+        #[label("here")]
+        span: Span,
+    },
+    #[error("{reason}")]
+    #[diagnostic(code(hlo::layout::size))]
+    Size {
+        reason: TilingError,
+        #[label("this layout")]
+        span: Span,
+    },
+}
+
+/// The layout letters in the only order XLA accepts and prints.
+const LAYOUT_ATTRIBUTE_ORDER: [&str; 10] = ["D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"];
+
+/// Gives a shape's syntax tree its meaning and checks it. Returns every error found.
+pub fn lower_shape(shape: &ast::Shape<'_>) -> Result<Shape, Vec<LowerError>> {
+    let mut errors = Vec::new();
+    let lowered = ShapeLowering {
+        errors: &mut errors,
+    }
+    .shape(shape);
+    match lowered {
+        Some(shape) if errors.is_empty() => Ok(shape),
+        _ => Err(errors),
+    }
+}
+
+struct ShapeLowering<'e> {
+    errors: &'e mut Vec<LowerError>,
+}
+
+fn parse_i64(word: &Word<'_>) -> Result<i64, LowerError> {
+    word.text
+        .parse::<i64>()
+        .map_err(|_| LowerError::IntegerRange {
+            text: word.text.to_string(),
+            span: word.span,
+        })
+}
+
+impl ShapeLowering<'_> {
+    fn int(&mut self, word: &Word<'_>) -> Option<i64> {
+        parse_i64(word).map_err(|e| self.errors.push(e)).ok()
+    }
+
+    fn shape(&mut self, shape: &ast::Shape<'_>) -> Option<Shape> {
+        match shape {
+            ast::Shape::Tuple { elements, .. } => {
+                let elements: Vec<Option<Shape>> = elements.iter().map(|e| self.shape(e)).collect();
+                elements
+                    .into_iter()
+                    .collect::<Option<Vec<_>>>()
+                    .map(Shape::Tuple)
+            }
+            ast::Shape::Array {
+                element_type,
+                dims,
+                layout,
+                span,
+            } => {
+                let Some(ty) = PrimitiveType::from_name(element_type.text) else {
+                    self.errors.push(LowerError::UnknownElementType {
+                        name: element_type.text.to_string(),
+                        span: element_type.span,
+                    });
+                    return None;
+                };
+                if !ty.is_array_type() {
+                    if !dims.is_empty() || layout.is_some() {
+                        self.errors.push(LowerError::NotAnArray {
+                            name: ty.name().to_string(),
+                            span: *span,
+                        });
+                        return None;
+                    }
+                    return Some(if ty == PrimitiveType::Token {
+                        Shape::Token
+                    } else {
+                        Shape::Opaque
+                    });
+                }
+                let mut lowered_dims = Vec::with_capacity(dims.len());
+                for dim in dims {
+                    let lowered = match (dim.kind, dim.size) {
+                        (ast::DimKind::Unbounded, _) | (_, None) => Some(Dim::Unbounded),
+                        (kind, Some(size)) => self.int(&size).and_then(|n| {
+                            if n < 0 {
+                                self.errors.push(LowerError::NegativeDim { span: dim.span });
+                                None
+                            } else if kind == ast::DimKind::Bounded {
+                                Some(Dim::Bounded(n))
+                            } else {
+                                Some(Dim::Static(n))
+                            }
+                        }),
+                    };
+                    lowered_dims.push(lowered?);
+                }
+                let lowered_layout = match layout {
+                    None => None,
+                    Some(layout) => Some(self.layout(layout, lowered_dims.len())?),
+                };
+                let array = ArrayShape {
+                    element_type: ty,
+                    dims: lowered_dims,
+                    layout: lowered_layout,
+                };
+                if let Some(layout_span) = layout.as_ref().map(|l| l.span) {
+                    // The padded size must be computable; unbounded dims have no size yet.
+                    if let Err(reason @ TilingError::Overflow { .. }) = PhysicalLayout::new(&array)
+                    {
+                        self.errors.push(LowerError::Size {
+                            reason,
+                            span: layout_span,
+                        });
+                        return None;
+                    }
+                }
+                Some(Shape::Array(array))
+            }
+        }
+    }
+
+    fn layout(&mut self, layout: &ast::Layout<'_>, rank: usize) -> Option<Layout> {
+        let errors_before = self.errors.len();
+        let mut lowered = Layout::default();
+        for word in &layout.minor_to_major {
+            lowered.minor_to_major.push(self.int(word).unwrap_or(-1));
+        }
+        // Spans of each tile's entries, to point at a bad one.
+        let mut tile_spans: Vec<(Span, Vec<Span>)> = Vec::new();
+        let mut last_order: Option<usize> = None;
+        for item in &layout.items {
+            let name = item.name.text;
+            let Some(order) = LAYOUT_ATTRIBUTE_ORDER.iter().position(|n| *n == name) else {
+                self.errors.push(LowerError::UnknownLayoutAttribute {
+                    name: name.to_string(),
+                    span: item.name.span,
+                });
+                continue;
+            };
+            if let Some(last) = last_order {
+                if order == last {
+                    self.errors.push(LowerError::DuplicateAttribute {
+                        name: name.to_string(),
+                        span: item.name.span,
+                    });
+                    continue;
+                }
+                if order < last {
+                    self.errors.push(LowerError::AttributeOrder {
+                        name: name.to_string(),
+                        previous: LAYOUT_ATTRIBUTE_ORDER[last].to_string(),
+                        span: item.name.span,
+                    });
+                    continue;
+                }
+            }
+            last_order = Some(order);
+            self.layout_item(item, &mut lowered, &mut tile_spans);
+        }
+        let entry_span = |position: usize| {
+            layout
+                .minor_to_major
+                .get(position)
+                .map_or(layout.span, |w| w.span)
+        };
+        for rule in lowered.check_for_rank(rank) {
+            let (span, help) = match &rule {
+                LayoutRuleError::RankMismatch { .. } => (
+                    layout.span,
+                    Some(format!(
+                        "list each of the {rank} dimensions once, minor-most first, e.g. {}",
+                        Layout::descending(rank)
+                    )),
+                ),
+                LayoutRuleError::DimOutOfRange { position, .. }
+                | LayoutRuleError::RepeatedDim { position, .. } => (
+                    entry_span(*position),
+                    Some("minor_to_major must be a permutation of the array's dimensions".into()),
+                ),
+                LayoutRuleError::BadTileSize { tile, dim, .. }
+                | LayoutRuleError::CombineAtEnd { tile, dim } => (
+                    tile_spans
+                        .get(*tile)
+                        .and_then(|(_, dims)| dims.get(*dim))
+                        .copied()
+                        .unwrap_or(layout.span),
+                    None,
+                ),
+                LayoutRuleError::EmptyTile { tile } => {
+                    (tile_spans.get(*tile).map_or(layout.span, |t| t.0), None)
+                }
+                LayoutRuleError::BadTailPadding { .. }
+                | LayoutRuleError::BadElementSize { .. }
+                | LayoutRuleError::BadMetadataPrefix { .. } => (layout.span, None),
+            };
+            // An unparsable entry was already reported as an integer error.
+            if matches!(rule, LayoutRuleError::DimOutOfRange { value: -1, position, .. }
+                if parse_i64(&layout.minor_to_major[position]).is_err())
+            {
+                continue;
+            }
+            self.errors.push(LowerError::Layout {
+                message: rule.to_string(),
+                span,
+                help,
+            });
+        }
+        (self.errors.len() == errors_before).then_some(lowered)
+    }
+
+    fn bad_value(&mut self, item: &ast::LayoutItem<'_>, expected: &'static str) {
+        self.errors.push(LowerError::AttributeValue {
+            name: item.name.text.to_string(),
+            expected,
+            span: item.span,
+        });
+    }
+
+    /// The single argument of `X(arg)`, or an error saying what was expected.
+    fn single_arg<'a, 's>(
+        &mut self,
+        item: &'a ast::LayoutItem<'s>,
+        expected: &'static str,
+    ) -> Option<&'a LayoutArg<'s>> {
+        match item.groups.as_slice() {
+            [group] if group.args.len() == 1 => Some(&group.args[0]),
+            _ => {
+                self.bad_value(item, expected);
+                None
+            }
+        }
+    }
+
+    fn single_int(&mut self, item: &ast::LayoutItem<'_>) -> Option<i64> {
+        match self.single_arg(item, "one integer, as in `E(4)`")? {
+            LayoutArg::Int(word) => self.int(word),
+            _ => {
+                self.bad_value(item, "one integer, as in `E(4)`");
+                None
+            }
+        }
+    }
+
+    fn single_type(&mut self, item: &ast::LayoutItem<'_>) -> Option<PrimitiveType> {
+        const EXPECTED: &str = "one element type, as in `#(s32)`";
+        match self.single_arg(item, EXPECTED)? {
+            LayoutArg::Word { word, flags } if flags.is_empty() => {
+                let ty = PrimitiveType::from_name(word.text);
+                if ty.is_none() {
+                    self.errors.push(LowerError::UnknownElementType {
+                        name: word.text.to_string(),
+                        span: word.span,
+                    });
+                }
+                ty
+            }
+            _ => {
+                self.bad_value(item, EXPECTED);
+                None
+            }
+        }
+    }
+
+    fn layout_item(
+        &mut self,
+        item: &ast::LayoutItem<'_>,
+        layout: &mut Layout,
+        tile_spans: &mut Vec<(Span, Vec<Span>)>,
+    ) {
+        match item.name.text {
+            "T" => {
+                for group in &item.groups {
+                    let mut tile = Tile::default();
+                    let mut spans = Vec::new();
+                    for arg in &group.args {
+                        let dim = match arg {
+                            LayoutArg::Int(word) => self.int(word).map(TileDim::Size),
+                            LayoutArg::Star(_) => Some(TileDim::Combine),
+                            _ => {
+                                self.errors.push(LowerError::AttributeValue {
+                                    name: "T".into(),
+                                    expected: "tile sizes or `*`, as in `T(8,128)(2,1)`",
+                                    span: arg.span(),
+                                });
+                                None
+                            }
+                        };
+                        // A placeholder keeps positions aligned with spans after an error.
+                        tile.dims.push(dim.unwrap_or(TileDim::Size(1)));
+                        spans.push(arg.span());
+                    }
+                    layout.tiles.push(tile);
+                    tile_spans.push((group.span, spans));
+                }
+            }
+            "L" => {
+                if let Some(n) = self.single_int(item) {
+                    layout.tail_padding_alignment = n;
+                }
+            }
+            "E" => {
+                if let Some(n) = self.single_int(item) {
+                    layout.element_size_in_bits = n;
+                }
+            }
+            "S" => {
+                if let Some(n) = self.single_int(item) {
+                    layout.memory_space = n;
+                }
+            }
+            "M" => {
+                if let Some(n) = self.single_int(item) {
+                    layout.dynamic_shape_metadata_prefix_bytes = n;
+                }
+            }
+            "#" => layout.index_primitive_type = self.single_type(item),
+            "*" => layout.pointer_primitive_type = self.single_type(item),
+            "P" => {
+                const EXPECTED: &str = "one shape, as in `P(s32[8]{0})`";
+                match self.single_arg(item, EXPECTED) {
+                    Some(LayoutArg::Shape(shape)) => {
+                        if let Some(shape) = self.shape(shape) {
+                            layout.physical_shape = Some(Box::new(shape));
+                        }
+                    }
+                    Some(_) => self.bad_value(item, EXPECTED),
+                    None => {}
+                }
+            }
+            "SC" => {
+                const EXPECTED: &str = "split configs `(dim:index,...)`, as in `SC(0:2,4)(1:3)`";
+                for group in &item.groups {
+                    let mut args = group.args.iter();
+                    let Some(LayoutArg::Labeled { label, value }) = args.next() else {
+                        self.bad_value(item, EXPECTED);
+                        continue;
+                    };
+                    let (Some(dimension), Some(first)) = (self.int(label), self.int(value)) else {
+                        continue;
+                    };
+                    let mut split_indices = vec![first];
+                    for arg in args {
+                        match arg {
+                            LayoutArg::Int(word) => split_indices.extend(self.int(word)),
+                            _ => self.bad_value(item, EXPECTED),
+                        }
+                    }
+                    layout.split_configs.push(SplitConfig {
+                        dimension,
+                        split_indices,
+                    });
+                }
+            }
+            "D" => {
+                const EXPECTED: &str = "dim level types D, C, S or H with optional + and ~";
+                let [group] = item.groups.as_slice() else {
+                    self.bad_value(item, EXPECTED);
+                    return;
+                };
+                for arg in &group.args {
+                    let LayoutArg::Word { word, flags } = arg else {
+                        self.bad_value(item, EXPECTED);
+                        continue;
+                    };
+                    let Some(level) = DimLevel::from_letter(word.text) else {
+                        self.bad_value(item, EXPECTED);
+                        continue;
+                    };
+                    layout.dim_level_types.push(DimLevelType {
+                        level,
+                        not_unique: flags.iter().any(|f| f.text == "+"),
+                        not_ordered: flags.iter().any(|f| f.text == "~"),
+                    });
+                }
+            }
+            // Every other name was reported as unknown before this was called.
+            _ => {}
+        }
+    }
+}

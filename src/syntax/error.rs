@@ -1,0 +1,143 @@
+//! Syntax errors as miette diagnostics. They carry spans only; the caller attaches the
+//! source text when rendering.
+
+use lalrpop_util::ParseError;
+
+use super::ast::Span;
+use super::lexer::Never;
+use super::token::Token;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum SyntaxError {
+    #[error("unexpected {found}")]
+    #[diagnostic(code(hlo::syntax::unexpected_token))]
+    UnexpectedToken {
+        found: String,
+        #[label("unexpected here")]
+        span: Span,
+        #[help]
+        expected: Option<String>,
+    },
+    #[error("unexpected end of input")]
+    #[diagnostic(code(hlo::syntax::unexpected_eof))]
+    UnexpectedEof {
+        #[label("the input ends after this")]
+        span: Span,
+        #[help]
+        expected: Option<String>,
+    },
+    #[error("unreadable text `{text}`")]
+    #[diagnostic(
+        code(hlo::syntax::invalid_token),
+        help("HLO text is made of names, numbers, strings and the punctuation = , : * ? # + ~ [ ] {{ }} ( ) -> <= ...")
+    )]
+    InvalidToken {
+        text: String,
+        #[label("not a token of HLO text")]
+        span: Span,
+    },
+    #[error("unexpected {found} after the end")]
+    #[diagnostic(code(hlo::syntax::extra_token))]
+    ExtraToken {
+        found: String,
+        #[label("nothing may follow here")]
+        span: Span,
+    },
+}
+
+impl SyntaxError {
+    pub fn span(&self) -> Span {
+        match self {
+            SyntaxError::UnexpectedToken { span, .. }
+            | SyntaxError::UnexpectedEof { span, .. }
+            | SyntaxError::InvalidToken { span, .. }
+            | SyntaxError::ExtraToken { span, .. } => *span,
+        }
+    }
+
+    pub(crate) fn from_parse_error(
+        source: &str,
+        error: ParseError<usize, Token<'_>, Never>,
+    ) -> SyntaxError {
+        match error {
+            ParseError::InvalidToken { location } => SyntaxError::InvalidToken {
+                text: snippet(source, location, location + 1),
+                span: Span::new(location, location + 1),
+            },
+            // A zero-width label does not render, so point at the last character instead.
+            ParseError::UnrecognizedEof { location, expected } => SyntaxError::UnexpectedEof {
+                span: last_char_before(source, location),
+                expected: expected_help(&expected),
+            },
+            ParseError::UnrecognizedToken {
+                token: (l, Token::Error, r),
+                ..
+            } => SyntaxError::InvalidToken {
+                text: snippet(source, l, r),
+                span: Span::new(l, r),
+            },
+            ParseError::UnrecognizedToken {
+                token: (l, token, r),
+                expected,
+            } => SyntaxError::UnexpectedToken {
+                found: token.describe(),
+                span: Span::new(l, r),
+                expected: expected_help(&expected),
+            },
+            ParseError::ExtraToken {
+                token: (l, token, r),
+            } => SyntaxError::ExtraToken {
+                found: token.describe(),
+                span: Span::new(l, r),
+            },
+            ParseError::User { error } => match error {},
+        }
+    }
+}
+
+fn last_char_before(source: &str, location: usize) -> Span {
+    let mut end = location.min(source.len());
+    while !source.is_char_boundary(end) {
+        end -= 1;
+    }
+    match source[..end].char_indices().next_back() {
+        Some((start, _)) => Span::new(start, end),
+        None => Span::new(end, end),
+    }
+}
+
+fn snippet(source: &str, start: usize, end: usize) -> String {
+    let end = end.min(source.len());
+    let mut start = start.min(end);
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = end.max(start);
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
+    source[start..end].chars().take(40).collect()
+}
+
+/// "expected one of `,`, `]`" from lalrpop's quoted terminal names.
+fn expected_help(expected: &[String]) -> Option<String> {
+    let mut names: Vec<String> = expected
+        .iter()
+        .map(|e| {
+            let name = e.trim_matches('"');
+            match name {
+                "layout {" => "`{`".to_string(),
+                "integer" | "identifier" | "number" | "string" | "padding" | "dim labels"
+                | "%name" | "name:" | "attribute=" | "NxM" | "unreadable text" => name.to_string(),
+                _ => format!("`{name}`"),
+            }
+        })
+        .filter(|n| n != "unreadable text")
+        .collect();
+    names.dedup();
+    match names.len() {
+        0 => None,
+        1 => Some(format!("expected {}", names[0])),
+        _ => Some(format!("expected one of {}", names.join(", "))),
+    }
+}

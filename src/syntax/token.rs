@@ -1,0 +1,134 @@
+//! The logos token set of HLO text (hlo-grammar.md §1).
+//!
+//! Tokens borrow from the source; numbers keep their text and are converted where their
+//! meaning is known. The lexer never fails: bytes it cannot read become [`Token::Error`], so
+//! the parser can recover and report everything at once.
+
+use logos::Logos;
+
+#[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
+pub enum Token<'s> {
+    #[token("=")]
+    Equal,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token("*")]
+    Asterisk,
+    #[token("?")]
+    Question,
+    #[token("#")]
+    Hash,
+    #[token("+")]
+    Plus,
+    #[token("~")]
+    Tilde,
+    #[token("[")]
+    LSquare,
+    #[token("]")]
+    RSquare,
+    #[token("{")]
+    LBrace,
+    /// A `{` that opens a layout: it follows `]` and is followed by a digit, `:` or `}`.
+    /// The lexer adapter produces it; logos never does. Telling it apart from a computation
+    /// body's `{` keeps the grammar LR(1).
+    LayoutBrace,
+    #[token("}")]
+    RBrace,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("->")]
+    Arrow,
+    #[token("<=")]
+    Leq,
+    #[token("...")]
+    Dots,
+
+    #[token("HloModule")]
+    KwHloModule,
+    #[token("ENTRY")]
+    KwEntry,
+    #[token("ROOT")]
+    KwRoot,
+
+    /// `%name`; the value excludes the `%`.
+    #[regex(r"%[A-Za-z_][A-Za-z0-9_.\-]*", |lex| &lex.slice()[1..])]
+    Name(&'s str),
+    /// `name:` glued; the value excludes the `:`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_.\-]*:", |lex| { let s = lex.slice(); &s[..s.len() - 1] })]
+    NameColon(&'s str),
+    /// `name=` glued; the value excludes the `=`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_.\-]*=", |lex| { let s = lex.slice(); &s[..s.len() - 1] })]
+    AttrName(&'s str),
+    /// Every other word: opcodes, element types, enum values, bare names.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_.\-]*", |lex| lex.slice())]
+    Ident(&'s str),
+    #[regex(r"-?[0-9]+", |lex| lex.slice())]
+    Int(&'s str),
+    #[regex(r"-?([0-9]+\.[0-9]*|[0-9]*\.[0-9]+)([eE][+-]?[0-9]+)?", |lex| lex.slice())]
+    #[regex(r"-?[0-9]+[eE][+-]?[0-9]+", |lex| lex.slice())]
+    #[regex(r"-?nan(\(0x[0-9a-fA-F]+\))?", |lex| lex.slice())]
+    Float(&'s str),
+    #[token("-inf")]
+    NegInf,
+    /// A quoted string with its quotes; escapes are resolved where the value is used.
+    #[regex(r#""([^"\\]|\\[\s\S])*""#, |lex| lex.slice())]
+    #[regex(r#"'([^'\\]|\\[\s\S])*'"#, |lex| lex.slice())]
+    Str(&'s str),
+    /// Window sizes and strides: `3x3`, `1x4x1x1`.
+    #[regex(r"[0-9]+(x[0-9]+)+", |lex| lex.slice())]
+    DxD(&'s str),
+    /// Padding: `1_1x0_0`, `0_-1_2`.
+    #[regex(r"-?[0-9]+_-?[0-9]+(_-?[0-9]+)?(x-?[0-9]+_-?[0-9]+(_-?[0-9]+)?)*", |lex| lex.slice())]
+    Pad(&'s str),
+    /// Convolution dim labels: `b01f_01io->b01f`.
+    #[regex(r"[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}", |lex| lex.slice())]
+    DimLabels(&'s str),
+
+    /// Bytes no token matches. Kept as a token so that parsing can go on past them.
+    Error,
+}
+
+impl Token<'_> {
+    /// How the token reads in an error message.
+    pub fn describe(&self) -> String {
+        match self {
+            Token::Equal => "`=`".into(),
+            Token::Comma => "`,`".into(),
+            Token::Colon => "`:`".into(),
+            Token::Asterisk => "`*`".into(),
+            Token::Question => "`?`".into(),
+            Token::Hash => "`#`".into(),
+            Token::Plus => "`+`".into(),
+            Token::Tilde => "`~`".into(),
+            Token::LSquare => "`[`".into(),
+            Token::RSquare => "`]`".into(),
+            Token::LBrace | Token::LayoutBrace => "`{`".into(),
+            Token::RBrace => "`}`".into(),
+            Token::LParen => "`(`".into(),
+            Token::RParen => "`)`".into(),
+            Token::Arrow => "`->`".into(),
+            Token::Leq => "`<=`".into(),
+            Token::Dots => "`...`".into(),
+            Token::KwHloModule => "`HloModule`".into(),
+            Token::KwEntry => "`ENTRY`".into(),
+            Token::KwRoot => "`ROOT`".into(),
+            Token::Name(s) => format!("name `%{s}`"),
+            Token::NameColon(s) => format!("`{s}:`"),
+            Token::AttrName(s) => format!("attribute `{s}=`"),
+            Token::Ident(s) => format!("`{s}`"),
+            Token::Int(s) => format!("integer `{s}`"),
+            Token::Float(s) => format!("number `{s}`"),
+            Token::NegInf => "`-inf`".into(),
+            Token::Str(s) => format!("string {s}"),
+            Token::DxD(s) | Token::Pad(s) | Token::DimLabels(s) => format!("`{s}`"),
+            Token::Error => "unreadable text".into(),
+        }
+    }
+}
