@@ -124,7 +124,7 @@ impl Default for Layout {
 /// a caller holding spans can point at the offending text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutRuleError {
-    #[error("minor_to_major has {layout_rank} entries but the array has rank {shape_rank}")]
+    #[error("minor_to_major has length {layout_rank} but the array has rank {shape_rank}")]
     RankMismatch {
         layout_rank: usize,
         shape_rank: usize,

@@ -29,14 +29,30 @@ impl<'s> Lexer<'s> {
     /// After `]`, a `{` whose next significant byte is a digit, `:` or `}` opens a layout; a
     /// computation body's `{` is followed by a name or `ROOT`.
     fn opens_layout(rest: &str) -> bool {
-        let rest = rest.trim_start();
-        let Some(after_brace) = rest.strip_prefix('{') else {
+        let Some(after_brace) = skip_trivia(rest).strip_prefix('{') else {
             return false;
         };
         matches!(
-            after_brace.trim_start().bytes().next(),
+            skip_trivia(after_brace).bytes().next(),
             Some(b'0'..=b'9' | b':' | b'}')
         )
+    }
+}
+
+/// Skips what the lexer skips: whitespace, `/* */` and `//` comments.
+fn skip_trivia(mut rest: &str) -> &str {
+    loop {
+        rest = rest.trim_start();
+        if let Some(comment) = rest.strip_prefix("/*") {
+            match comment.find("*/") {
+                Some(end) => rest = &comment[end + 2..],
+                None => return rest,
+            }
+        } else if let Some(comment) = rest.strip_prefix("//") {
+            rest = comment.find(['\n', '\r']).map_or("", |end| &comment[end..]);
+        } else {
+            return rest;
+        }
     }
 }
 
