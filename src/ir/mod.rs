@@ -3,12 +3,15 @@
 //! Architecture invariant: this module does no IO and never panics on values built through
 //! its public API; arithmetic on dims is checked and overflow is an error value.
 
+pub mod bitcast;
 pub mod layout;
 pub mod primitive;
 pub mod shape;
+pub mod target;
 pub mod tiling;
 
 pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Dim, Shape};
+pub use target::Target;
 pub use tiling::{PhysicalLayout, TilingError};
