@@ -5,12 +5,14 @@
 
 pub mod bitcast;
 pub mod layout;
+pub mod opcode;
 pub mod primitive;
 pub mod shape;
 pub mod target;
 pub mod tiling;
 
 pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
+pub use opcode::Opcode;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Dim, Shape};
 pub use target::Target;
