@@ -43,6 +43,11 @@ pub enum Format {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Show where each element of a tiled array lives in memory.
+    ///
+    /// Prints a summary, the tiling steps, a grid of linear indices with tile borders, and
+    /// memory in linear order (or JSON), and can draw an SVG. Dims are named x; y x; z y x; p z y x (as XLA's shapes document does), and d0 d1 ... from
+    /// rank 5 on. Grids show the trailing two dims, at most 16x16 cells and 4 slices.
     Explain(explain::Args),
 }
 
