@@ -151,6 +151,23 @@ fn bad_shapes_get_diagnostics() {
     }
 }
 
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let depth = 100_000;
+    let text = "(".repeat(depth) + "f32[]" + &")".repeat(depth);
+    let errors = hlo_layout::parse_shape(&text).expect_err("too deep");
+    assert!(
+        errors[0].to_string().contains("nest more than 256 deep"),
+        "{}",
+        errors[0]
+    );
+    let layout_nesting = "f32[2]{0:P(".repeat(300) + "f32[]" + &")}".repeat(300);
+    assert!(hlo_layout::parse_shape(&layout_nesting).is_err());
+    // The limit leaves room for any real shape.
+    let fine = "(".repeat(200) + "f32[]" + &")".repeat(200);
+    assert!(hlo_layout::parse_shape(&fine).is_ok());
+}
+
 fn tile_strategy() -> impl Strategy<Value = Tile> {
     prop::collection::vec(
         prop_oneof![3 => (1i64..300).prop_map(TileDim::Size), 1 => Just(TileDim::Combine)],

@@ -36,6 +36,16 @@ pub enum SyntaxError {
         #[label("not a token of HLO text")]
         span: Span,
     },
+    #[error("brackets nest more than {limit} deep")]
+    #[diagnostic(
+        code(hlo::syntax::too_deep),
+        help("real HLO nests tuples, literals and attributes a few levels deep; this input is likely damaged")
+    )]
+    TooDeep {
+        #[label("this bracket is one too deep")]
+        span: Span,
+        limit: usize,
+    },
     #[error("unexpected {found} after the end")]
     #[diagnostic(code(hlo::syntax::extra_token))]
     ExtraToken {
@@ -51,6 +61,7 @@ impl SyntaxError {
             SyntaxError::UnexpectedToken { span, .. }
             | SyntaxError::UnexpectedEof { span, .. }
             | SyntaxError::InvalidToken { span, .. }
+            | SyntaxError::TooDeep { span, .. }
             | SyntaxError::ExtraToken { span, .. } => *span,
         }
     }

@@ -5,6 +5,7 @@
 //! job.
 
 pub mod ast;
+pub mod depth;
 pub mod error;
 pub mod lexer;
 pub mod token;
@@ -20,7 +21,14 @@ lalrpop_util::lalrpop_mod!(
 /// Parses one shape, such as `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`, to a
 /// syntax tree. The whole input must be the shape.
 pub fn parse_shape(source: &str) -> Result<ast::Shape<'_>, SyntaxError> {
-    grammar::ShapeParser::new()
-        .parse(lexer::Lexer::new(source))
-        .map_err(|e| SyntaxError::from_parse_error(source, e))
+    let too_deep_at = std::cell::Cell::new(None);
+    let tokens = depth::DepthLimited::new(lexer::Lexer::new(source), &too_deep_at);
+    let parsed = grammar::ShapeParser::new().parse(tokens);
+    if let Some(span) = too_deep_at.get() {
+        return Err(SyntaxError::TooDeep {
+            span,
+            limit: depth::MAX_NESTING,
+        });
+    }
+    parsed.map_err(|e| SyntaxError::from_parse_error(source, e))
 }
