@@ -3,11 +3,13 @@
 //! Architecture invariant: this module does no IO and never panics on values built through
 //! its public API; arithmetic on dims is checked and overflow is an error value.
 
+pub mod attrs;
 pub mod bitcast;
 pub mod layout;
 pub mod opcode;
 pub mod primitive;
 pub mod shape;
+pub mod shape_inference;
 pub mod target;
 pub mod tiling;
 
