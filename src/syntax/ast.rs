@@ -49,7 +49,7 @@ pub enum Shape<'s> {
     Array {
         element_type: Word<'s>,
         dims: Vec<Dim<'s>>,
-        layout: Option<Layout<'s>>,
+        layout: Option<Box<Layout<'s>>>,
         span: Span,
     },
     Tuple {
@@ -122,7 +122,7 @@ pub enum LayoutArg<'s> {
     /// `0:2`, as in split configs.
     Labeled { label: Word<'s>, value: Word<'s> },
     /// A whole shape, as in `P(s32[8]{0})`.
-    Shape(Shape<'s>),
+    Shape(Box<Shape<'s>>),
 }
 
 impl LayoutArg<'_> {
@@ -136,6 +136,170 @@ impl LayoutArg<'_> {
             ),
             LayoutArg::Labeled { label, value } => Span::new(label.span.start, value.span.end),
             LayoutArg::Shape(shape) => shape.span(),
+        }
+    }
+}
+
+/// A name as written: `%add.1` (with `percent`) or `add.1`. `text` excludes the `%`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name<'s> {
+    pub text: &'s str,
+    pub percent: bool,
+    pub span: Span,
+}
+
+/// A whole module: `HloModule ...` header, stack-frame tables, computations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module<'s> {
+    /// Absent in headerless text (`ENTRY main { ... }` alone).
+    pub header: Option<Box<Header<'s>>>,
+    pub tables: Vec<Table<'s>>,
+    pub computations: Vec<Computation<'s>>,
+}
+
+/// `HloModule name, key=value, ...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header<'s> {
+    /// The module name, without a `%` or the legacy trailing `:`.
+    pub name: Word<'s>,
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+/// A `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table<'s> {
+    pub keyword: Word<'s>,
+    pub rows: Vec<TableRow<'s>>,
+}
+
+/// `1 "file.py"` or `1 {file_location_id=1 parent_frame_id=1}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow<'s> {
+    pub id: Word<'s>,
+    pub value: Term<'s>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computation<'s> {
+    pub entry: bool,
+    pub name: Name<'s>,
+    pub signature: Option<Box<Signature<'s>>>,
+    pub instructions: Vec<Instruction<'s>>,
+    /// After the closing brace: `, execution_thread="side"`.
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+/// `(p0: f32[2], p1: s32[]) -> f32[2]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature<'s> {
+    pub parameters: Vec<(Word<'s>, Shape<'s>)>,
+    pub result: Shape<'s>,
+}
+
+/// `[ROOT ]name = [shape ]opcode(operands)[, attribute]*`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction<'s> {
+    pub root: bool,
+    pub name: Name<'s>,
+    /// Absent where XLA may infer it.
+    pub shape: Option<Box<Shape<'s>>>,
+    pub opcode: Word<'s>,
+    pub operands: Vec<Operand<'s>>,
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand<'s> {
+    /// `%x`, `f32[2] %x`, or the compact tuple-element form `%t#1#0`.
+    Ref {
+        shape: Option<Box<Shape<'s>>>,
+        name: Name<'s>,
+        /// The `#N` suffixes, outermost first.
+        indices: Vec<Word<'s>>,
+    },
+    /// An anonymous instruction written in place: `f32[] multiply(x, y)`.
+    Nested {
+        shape: Option<Box<Shape<'s>>>,
+        opcode: Word<'s>,
+        operands: Vec<Operand<'s>>,
+        span: Span,
+    },
+    /// A literal, as in `constant({1, 2})` or `parameter(0)`.
+    Literal(Term<'s>),
+}
+
+/// `name=value`. The value is a sequence of terms because some attribute values are written
+/// as several juxtaposed pieces: `replica_groups=[2,4]<=[8]`, `literal=s32[2]{0} {1, 2}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribute<'s> {
+    pub name: Word<'s>,
+    pub value: Vec<Term<'s>>,
+    pub span: Span,
+}
+
+/// One piece of an attribute value: the generic tree that every attribute value form of
+/// hlo-grammar.md §4 fits. Meaning is given later, by attribute name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term<'s> {
+    Word(Word<'s>, WordKind),
+    /// `name=value` nested in a value, as in `{maximal device=3}` or `window={size=3x3}`.
+    Attr {
+        name: Word<'s>,
+        value: Box<Term<'s>>,
+    },
+    List(Box<List<'s>>),
+    /// A computation written in place (`to_apply={ ... }`, canonical style).
+    Body(Vec<Instruction<'s>>, Span),
+}
+
+/// What kind of token a [`Term::Word`] was; the text is kept as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WordKind {
+    Ident,
+    /// `%name`; the text excludes the `%`.
+    Name,
+    /// `name:`; the text excludes the `:`.
+    NameColon,
+    Int,
+    Float,
+    NegInf,
+    Str,
+    DxD,
+    Pad,
+    DimLabels,
+    /// A `{...}` blob taken verbatim.
+    Raw,
+    /// `=`, `:`, `?`, `*`, `#`, `+`, `~`, `<=`, `->`, `...`.
+    Punct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delimiter {
+    Brace,
+    Paren,
+    Bracket,
+}
+
+/// `{a, b}`, `(a, b)` or `[a, b]` (the last maybe with a layout, as in a shape
+/// `f32[2]{0}`); each item is a sequence of juxtaposed terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct List<'s> {
+    pub delimiter: Delimiter,
+    pub items: Vec<Vec<Term<'s>>>,
+    pub layout: Option<Box<Layout<'s>>>,
+    pub span: Span,
+}
+
+impl Term<'_> {
+    pub fn span(&self) -> Span {
+        match self {
+            Term::Word(word, _) => word.span,
+            Term::Attr { name, value } => Span::new(name.span.start, value.span().end),
+            Term::List(list) => list.span,
+            Term::Body(_, span) => *span,
         }
     }
 }

@@ -4,7 +4,7 @@
 use lalrpop_util::ParseError;
 
 use super::ast::Span;
-use super::lexer::Never;
+use super::lexer::LexError;
 use super::token::Token;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -36,6 +36,25 @@ pub enum SyntaxError {
         #[label("not a token of HLO text")]
         span: Span,
     },
+    #[error("unterminated comment")]
+    #[diagnostic(
+        code(hlo::syntax::unterminated_comment),
+        help("close the comment with `*/`")
+    )]
+    UnterminatedComment {
+        #[label("this `/*` has no `*/`")]
+        span: Span,
+    },
+    #[error("brackets nested too deeply")]
+    #[diagnostic(
+        code(hlo::syntax::too_deep),
+        help("at most {max} levels of `(`, `[` and `{{` may be open at once")
+    )]
+    TooDeep {
+        max: usize,
+        #[label("one level too many")]
+        span: Span,
+    },
     #[error("unexpected {found} after the end")]
     #[diagnostic(code(hlo::syntax::extra_token))]
     ExtraToken {
@@ -51,13 +70,15 @@ impl SyntaxError {
             SyntaxError::UnexpectedToken { span, .. }
             | SyntaxError::UnexpectedEof { span, .. }
             | SyntaxError::InvalidToken { span, .. }
-            | SyntaxError::ExtraToken { span, .. } => *span,
+            | SyntaxError::ExtraToken { span, .. }
+            | SyntaxError::UnterminatedComment { span }
+            | SyntaxError::TooDeep { span, .. } => *span,
         }
     }
 
     pub(crate) fn from_parse_error(
         source: &str,
-        error: ParseError<usize, Token<'_>, Never>,
+        error: ParseError<usize, Token<'_>, LexError>,
     ) -> SyntaxError {
         match error {
             ParseError::InvalidToken { location } => SyntaxError::InvalidToken {
@@ -69,6 +90,14 @@ impl SyntaxError {
                 span: last_char_before(source, location),
                 expected: expected_help(&expected),
             },
+            ParseError::UnrecognizedToken {
+                token: (l, Token::Error, _),
+                ..
+            } if source.get(l..).is_some_and(|rest| rest.starts_with("/*")) => {
+                SyntaxError::UnterminatedComment {
+                    span: Span::new(l, l + 2),
+                }
+            }
             ParseError::UnrecognizedToken {
                 token: (l, Token::Error, r),
                 ..
@@ -90,7 +119,12 @@ impl SyntaxError {
                 found: token.describe(),
                 span: Span::new(l, r),
             },
-            ParseError::User { error } => match error {},
+            ParseError::User {
+                error: LexError::TooDeep { span },
+            } => SyntaxError::TooDeep {
+                max: super::lexer::MAX_NESTING,
+                span,
+            },
         }
     }
 }
@@ -126,15 +160,24 @@ fn expected_help(expected: &[String]) -> Option<String> {
         .map(|e| {
             let name = e.trim_matches('"');
             match name {
-                "layout {" => "`{`".to_string(),
+                "layout {" | "body {" => "`{`".to_string(),
+                "body }" => "`}`".to_string(),
+                "%name =" | "name =" => "an instruction `name = ...`".to_string(),
+                "raw {...}" => "`{`".to_string(),
+                "table keyword" => {
+                    "`FileNames`, `FunctionNames`, `FileLocations` or `StackFrames`".to_string()
+                }
                 "integer" | "identifier" | "number" | "string" | "padding" | "dim labels"
-                | "%name" | "name:" | "attribute=" | "NxM" | "unreadable text" => name.to_string(),
+                | "%name" | "name:" | "attribute=" | "NxM" | "unreadable text" | "opcode"
+                | "shape" => name.to_string(),
                 _ => format!("`{name}`"),
             }
         })
         .filter(|n| n != "unreadable text")
         .collect();
-    names.dedup();
+    // Keep the first mention of each, in lalrpop's (stable) order.
+    let mut seen = std::collections::BTreeSet::new();
+    names.retain(|n| seen.insert(n.clone()));
     match names.len() {
         0 => None,
         1 => Some(format!("expected {}", names[0])),
