@@ -34,6 +34,7 @@
 pub mod error;
 pub mod ir;
 pub mod lower;
+pub mod print;
 pub mod syntax;
 
 pub use error::Error;
@@ -53,4 +54,21 @@ pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
             span: syntax::ast::Span::new(0, text.len()),
         })]),
     }
+}
+
+/// Parses a module and prints it canonically (see [`print`]). Every error found is returned,
+/// each with a span into `text`.
+pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
+    format_module_range(text, 0..text.len())
+}
+
+/// Like [`format_module`] for `text[range]`, one part of a `// -----` split file; spans
+/// point into the whole of `text`.
+pub fn format_module_range(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<String, Vec<Error>> {
+    let module = syntax::parse_module_range(text, range)
+        .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
+    print::print_module(&module).map_err(|errors| errors.into_iter().map(Error::from).collect())
 }
