@@ -175,6 +175,45 @@ fn expected_help(expected: &[String]) -> Option<String> {
         })
         .filter(|n| n != "unreadable text")
         .collect();
+    // Where any value may come, list "a value" rather than every token a value can start with.
+    const VALUE_STARTS: &[&str] = &[
+        "`=`",
+        "`:`",
+        "`*`",
+        "`?`",
+        "`#`",
+        "`+`",
+        "`~`",
+        "`[`",
+        "`{`",
+        "`(`",
+        "`->`",
+        "`<=`",
+        "`...`",
+        "%name",
+        "name:",
+        "attribute=",
+        "identifier",
+        "integer",
+        "number",
+        "`-inf`",
+        "string",
+        "NxM",
+        "padding",
+        "dim labels",
+        "opcode",
+        "shape",
+    ];
+    let any_value = ["string", "integer", "identifier", "padding"]
+        .iter()
+        .all(|n| names.iter().any(|m| m == n));
+    if any_value {
+        let first = names
+            .iter()
+            .position(|n| VALUE_STARTS.contains(&n.as_str()));
+        names.retain(|n| !VALUE_STARTS.contains(&n.as_str()));
+        names.insert(first.unwrap_or(0).min(names.len()), "a value".to_string());
+    }
     // Keep the first mention of each, in lalrpop's (stable) order.
     let mut seen = std::collections::BTreeSet::new();
     names.retain(|n| seen.insert(n.clone()));
