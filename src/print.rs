@@ -910,10 +910,12 @@ mod tests {
 
     #[test]
     fn attribute_values_are_spaced_as_xla_prints_them() {
+        // `slice` and `replica_groups` mean nothing on a custom-call, so each stays after the
+        // attribute it followed.
         let text = "ENTRY e {\n  ROOT %a = f32[2] custom-call(), sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), custom_call_target=\"f\", window={pad=0_0 size=3}, metadata={source_line=1, op_name=\"n\"}, frontend_attributes={b=\"1\",a={x}}, backend_config={\"k\": 1}, output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}\n}\n";
         assert_eq!(
             fmt(text),
-            "ENTRY e {\n  ROOT %a = f32[2]{0} custom-call(), custom_call_target=\"f\", window={size=3 pad=0_0}, output_to_operand_aliasing={{0}: (1, {})}, sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, frontend_attributes={a={x},b=\"1\"}, metadata={op_name=\"n\" source_line=1}, backend_config={\"k\": 1}, replica_groups=[2,4]<=[4,2]T(1,0), slice={[0:2:1], [1:3]}\n}\n\n"
+            "ENTRY e {\n  ROOT %a = f32[2]{0} custom-call(), window={size=3 pad=0_0}, custom_call_target=\"f\", output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}, sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), frontend_attributes={a={x},b=\"1\"}, metadata={op_name=\"n\" source_line=1}, backend_config={\"k\": 1}\n}\n\n"
         );
     }
 
