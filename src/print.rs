@@ -325,6 +325,10 @@ impl Printer {
             self.computation(computation);
             self.out.push_str("\n\n");
         }
+        if let Some(instruction) = &module.instruction {
+            self.instruction(instruction, 0);
+            self.out.push('\n');
+        }
     }
 
     fn name(&mut self, name: &Name<'_>) {
@@ -434,6 +438,7 @@ impl Printer {
                     self.out.push_str(opcode.text);
                     self.operands(operands, index_comments, indent);
                 }
+                Operand::Shape(shape) => self.shape(shape, true),
                 Operand::Literal(term) => self.literal(term, 0, literal_rank(term), 0),
             }
         }
@@ -878,6 +883,11 @@ fn glued(
     let punct =
         |t: &Term<'_>, text: &str| matches!(t, Term::Word(w, WordKind::Punct) if w.text == text);
     let list = |t: &Term<'_>, d: Delimiter| matches!(t, Term::List(l) if l.delimiter == d);
+    // `devices=[2,2]0,1`: what follows an attribute glues to its value.
+    let previous = match previous {
+        Term::Attr { value, .. } => &**value,
+        other => other,
+    };
     if punct(previous, ":") {
         // Aliasing pairs `{0}: (1, {})` have a space after the colon; sub-axes `'b':(2)2`
         // and slices `0:2` do not.

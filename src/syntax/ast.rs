@@ -155,6 +155,9 @@ pub struct Module<'s> {
     pub header: Option<Box<Header<'s>>>,
     pub tables: Vec<Table<'s>>,
     pub computations: Vec<Computation<'s>>,
+    /// Text that is one instruction alone, which XLA also reads as a module; then there
+    /// is nothing else.
+    pub instruction: Option<Box<Instruction<'s>>>,
 }
 
 /// `HloModule name, key=value, ...`.
@@ -227,6 +230,9 @@ pub enum Operand<'s> {
         operands: Vec<Operand<'s>>,
         span: Span,
     },
+    /// A shape alone, `add(f32[10], f32[10])`: in XLA's single-instruction form, a new
+    /// parameter of that shape.
+    Shape(Box<Shape<'s>>),
     /// A literal, as in `constant({1, 2})` or `parameter(0)`.
     Literal(Term<'s>),
 }

@@ -45,6 +45,15 @@ pub enum SyntaxError {
         #[label("this `/*` has no `*/`")]
         span: Span,
     },
+    #[error("this `{{...}}` value runs to the end of the input")]
+    #[diagnostic(
+        code(hlo::syntax::runaway_blob),
+        help("a backend_config or frontend attribute value that starts with `{{` is read verbatim up to its matching `}}`; one is missing")
+    )]
+    RunawayBlob {
+        #[label("its `}}` closes only at the end of the input")]
+        span: Span,
+    },
     #[error("brackets nested too deeply")]
     #[diagnostic(
         code(hlo::syntax::too_deep),
@@ -56,7 +65,7 @@ pub enum SyntaxError {
         span: Span,
     },
     #[error("unexpected {found} after the end")]
-    #[diagnostic(code(hlo::syntax::extra_token))]
+    #[diagnostic(code(hlo::syntax::extra_token), help("expected the end of the input"))]
     ExtraToken {
         found: String,
         #[label("nothing may follow here")]
@@ -72,6 +81,7 @@ impl SyntaxError {
             | SyntaxError::InvalidToken { span, .. }
             | SyntaxError::ExtraToken { span, .. }
             | SyntaxError::UnterminatedComment { span }
+            | SyntaxError::RunawayBlob { span }
             | SyntaxError::TooDeep { span, .. } => *span,
         }
     }
@@ -103,6 +113,14 @@ impl SyntaxError {
                 ..
             } => SyntaxError::InvalidToken {
                 text: snippet(source, l, r),
+                span: Span::new(l, r),
+            },
+            // Nothing was expected: the module was complete.
+            ParseError::UnrecognizedToken {
+                token: (l, token, r),
+                expected,
+            } if expected.is_empty() => SyntaxError::ExtraToken {
+                found: token.describe(),
                 span: Span::new(l, r),
             },
             ParseError::UnrecognizedToken {

@@ -58,7 +58,50 @@ pub fn parse_module_range(
     };
     match module {
         Some(module) if errors.is_empty() => Ok(module),
-        _ => Err(keep_first_per_line(source, errors)),
+        _ => {
+            explain_runaway_text(source, range, &mut errors);
+            Err(keep_first_per_line(source, errors))
+        }
+    }
+}
+
+/// An unterminated comment, or a raw `{...}` value whose `}` is missing, takes the rest of the
+/// text; the parser then stops at the end without having seen why. Both are found by lexing
+/// again (only on this error path) and reported where they start.
+fn explain_runaway_text(
+    source: &str,
+    range: std::ops::Range<usize>,
+    errors: &mut Vec<SyntaxError>,
+) {
+    let end = range.end;
+    let mut last = None;
+    for (l, token, r) in
+        lexer::Lexer::with_range(source, range.start, range.end).filter_map(Result::ok)
+    {
+        if token == token::Token::Error
+            && source.get(l..).is_some_and(|rest| rest.starts_with("/*"))
+        {
+            last = Some(SyntaxError::UnterminatedComment {
+                span: ast::Span::new(l, l + 2),
+            });
+        } else if matches!(token, token::Token::Raw(_)) {
+            let rest = source.get(r..end).unwrap_or("");
+            last = lexer::skip_trivia(rest)
+                .is_empty()
+                .then(|| SyntaxError::RunawayBlob {
+                    span: ast::Span::new(l, l + 1),
+                });
+        } else {
+            last = None;
+        }
+    }
+    if let Some(error) = last {
+        if !errors.contains(&error) {
+            // The end-of-input error it caused says nothing more.
+            errors.retain(|e| !matches!(e, SyntaxError::UnexpectedEof { .. }));
+            errors.push(error);
+            errors.sort_by_key(|e| e.span().start);
+        }
     }
 }
 
