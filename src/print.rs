@@ -474,7 +474,11 @@ impl Printer {
             if list.delimiter == Delimiter::Brace && list.layout.is_none() {
                 // Fields may come comma-separated or in any order; print one space-separated
                 // run in the canonical order.
-                let fields: Vec<&Term<'_>> = list.items.iter().flatten().collect();
+                let fields: Vec<&Term<'_>> = list
+                    .terms
+                    .iter()
+                    .filter(|t| !matches!(t, Term::Separator(_)))
+                    .collect();
                 let rank = |t: &&Term<'_>| match t {
                     Term::Attr { name, .. } => order.iter().position(|n| *n == name.text),
                     _ => None,
@@ -492,14 +496,11 @@ impl Printer {
             }
         }
         if let ("frontend_attributes", [Term::List(list)]) = (name, terms) {
-            let all_attrs = list
-                .items
-                .iter()
-                .all(|item| matches!(item.as_slice(), [Term::Attr { .. }]));
+            let all_attrs = list.items().all(|item| matches!(item, [Term::Attr { .. }]));
             if list.delimiter == Delimiter::Brace && all_attrs {
                 // XLA keeps frontend attributes in a sorted map.
-                let mut items: Vec<&Vec<Term<'_>>> = list.items.iter().collect();
-                items.sort_by_key(|item| match item.as_slice() {
+                let mut items: Vec<&[Term<'_>]> = list.items().collect();
+                items.sort_by_key(|item| match item {
                     [Term::Attr { name, .. }] => name.text,
                     _ => "",
                 });
@@ -579,6 +580,8 @@ impl Printer {
                 self.value(name.text, std::slice::from_ref(value), style, indent);
             }
             Term::List(list) => self.list(list, style, indent),
+            // Lists print their separators themselves.
+            Term::Separator(_) => self.out.push(','),
             Term::Body(instructions, _) => {
                 self.out.push_str("{\n");
                 self.body(instructions, indent + 2);
@@ -594,25 +597,25 @@ impl Printer {
             Delimiter::Paren => ('(', ')'),
             Delimiter::Bracket => ('[', ']'),
         };
-        let padded = style == Style::Padded && !list.items.is_empty();
+        let padded = style == Style::Padded && !list.terms.is_empty();
         // Inside, tight lists stay tight; the rest falls back to the default.
         let inner = match style {
             Style::Tight => Style::Tight,
             _ => Style::Default,
         };
         let index_comments = match (list.delimiter, style) {
-            (Delimiter::Paren, _) => list.items.iter().all(|item| is_shape_like(item)),
+            (Delimiter::Paren, _) => list.items().all(is_shape_like),
             (Delimiter::Brace, Style::Sharding) => list
-                .items
-                .iter()
-                .all(|item| matches!(item.as_slice(), [Term::List(l)] if l.delimiter == Delimiter::Brace)),
+                .items()
+                .all(|item| matches!(item, [Term::List(l)] if l.delimiter == Delimiter::Brace)),
             _ => false,
         };
         self.out.push(open);
         if padded {
             self.out.push(' ');
         }
-        for (i, item) in list.items.iter().enumerate() {
+        let mut previous: &[Term<'_>] = &[];
+        for (i, item) in list.items().enumerate() {
             if i > 0 {
                 let tight = match style {
                     Style::Tight => true,
@@ -622,9 +625,7 @@ impl Printer {
                     }
                     Style::Padded => false,
                     Style::Literal => false,
-                    Style::Default | Style::Sharding => {
-                        default_tight(list, &list.items[i - 1], item)
-                    }
+                    Style::Default | Style::Sharding => default_tight(list, previous, item),
                 };
                 if style != Style::Spaced {
                     self.out.push_str(if tight { "," } else { ", " });
@@ -634,6 +635,7 @@ impl Printer {
                 }
             }
             self.term_seq(item, inner, indent);
+            previous = item;
         }
         if padded {
             self.out.push(' ');
@@ -652,22 +654,17 @@ impl Printer {
             self.term(term, Style::Literal, 0);
             return;
         };
-        let holds_lists = list
-            .items
-            .iter()
-            .flatten()
-            .any(|t| matches!(t, Term::List(_)));
+        let holds_lists = list.terms.iter().any(|t| matches!(t, Term::List(_)));
         let (open, close, padded) = match list.delimiter {
             Delimiter::Brace => {
                 let holds_braces = list
-                    .items
+                    .terms
                     .iter()
-                    .flatten()
                     .any(|t| matches!(t, Term::List(l) if l.delimiter == Delimiter::Brace));
                 (
                     '{',
                     '}',
-                    holds_braces || (depth > 0 && list.items.len() > 1),
+                    holds_braces || (depth > 0 && list.item_count() > 1),
                 )
             }
             // A tuple `( 1, {2, 3} )`, or a complex number `(1, 2)`.
@@ -685,11 +682,11 @@ impl Printer {
         if brace && rank >= 4 && depth > 0 && depth + 1 < rank {
             let _ = write!(self.out, "/*i{}={index}*/ ", depth - 1);
         }
-        for (i, item) in list.items.iter().enumerate() {
+        for (i, item) in list.items().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            match item.as_slice() {
+            match item {
                 [element] if brace => self.literal(element, depth + 1, rank, i),
                 // Tuple elements may be shape and literal: `( s32[2]{0} {1, 2}, ... )`.
                 _ => self.term_seq(item, Style::Literal, 0),
@@ -764,9 +761,9 @@ fn shape_of<'s>(element_type: &ast::Word<'s>, list: &List<'s>) -> Option<ast::Sh
     {
         return None;
     }
-    let mut dims = Vec::with_capacity(list.items.len());
-    for item in &list.items {
-        let dim = match item.as_slice() {
+    let mut dims = Vec::with_capacity(list.item_count());
+    for item in list.items() {
+        let dim = match item {
             [Term::Word(size, WordKind::Int)] => ast::Dim {
                 kind: ast::DimKind::Static,
                 size: Some(*size),
@@ -802,9 +799,7 @@ fn shape_of<'s>(element_type: &ast::Word<'s>, list: &List<'s>) -> Option<ast::Sh
 fn is_shape_like(item: &[Term<'_>]) -> bool {
     match item {
         [Term::Word(word, WordKind::Ident), Term::List(list)] => shape_of(word, list).is_some(),
-        [Term::List(list)] => {
-            list.delimiter == Delimiter::Paren && list.items.iter().all(|i| is_shape_like(i))
-        }
+        [Term::List(list)] => list.delimiter == Delimiter::Paren && list.items().all(is_shape_like),
         _ => false,
     }
 }
@@ -823,9 +818,8 @@ fn is_numeric(term: &Term<'_>) -> bool {
         Term::List(list) => {
             list.delimiter == Delimiter::Brace
                 && list
-                    .items
-                    .iter()
-                    .all(|item| matches!(item.as_slice(), [t] if is_numeric(t)))
+                    .items()
+                    .all(|item| matches!(item, [t] if is_numeric(t)))
         }
         other => is_number(other),
     }
@@ -843,12 +837,9 @@ fn default_tight(list: &List<'_>, previous: &[Term<'_>], next: &[Term<'_>]) -> b
             };
             tail.is_some_and(is_numeric) && next.first().is_some_and(is_numeric)
         }
-        Delimiter::Paren => list
-            .items
-            .iter()
-            .all(|item| matches!(item.as_slice(), [t] if is_number(t))),
+        Delimiter::Paren => list.items().all(|item| matches!(item, [t] if is_number(t))),
         // `[2,4]`, `['a'=2,'b'=4]`, but `[{'a'}, {'b'}]`.
-        Delimiter::Bracket => !list.items.iter().flatten().any(|t| {
+        Delimiter::Bracket => !list.terms.iter().any(|t| {
             matches!(t, Term::List(_))
                 || matches!(t, Term::Attr { value, .. } if matches!(**value, Term::List(_)))
         }),
@@ -864,7 +855,7 @@ fn literal_rank(term: &Term<'_>) -> usize {
             break;
         }
         rank += 1;
-        match list.items.first().and_then(|item| item.first()) {
+        match list.terms.first() {
             Some(first) => current = first,
             None => break,
         }

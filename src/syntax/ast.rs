@@ -259,6 +259,8 @@ pub enum Term<'s> {
     List(Box<List<'s>>),
     /// A computation written in place (`to_apply={ ... }`, canonical style).
     Body(Vec<Instruction<'s>>, Span),
+    /// The comma between two items of a [`List`]; see [`List::items`].
+    Separator(Span),
 }
 
 /// What kind of token a [`Term::Word`] was; the text is kept as written.
@@ -294,14 +296,40 @@ pub enum Delimiter {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct List<'s> {
     pub delimiter: Delimiter,
-    pub items: Vec<Vec<Term<'s>>>,
+    /// The items' terms, with a [`Term::Separator`] between items. One vector for all items
+    /// keeps parsing to one allocation per list.
+    pub terms: Vec<Term<'s>>,
     pub layout: Option<Box<Layout<'s>>>,
     pub span: Span,
+}
+
+impl<'s> List<'s> {
+    /// The items, each the terms between two commas.
+    pub fn items(&self) -> impl Iterator<Item = &[Term<'s>]> + '_ {
+        let empty = self.terms.is_empty();
+        self.terms
+            .split(|t| matches!(t, Term::Separator(_)))
+            .filter(move |_| !empty)
+    }
+
+    pub fn item_count(&self) -> usize {
+        match self.terms.is_empty() {
+            true => 0,
+            false => {
+                1 + self
+                    .terms
+                    .iter()
+                    .filter(|t| matches!(t, Term::Separator(_)))
+                    .count()
+            }
+        }
+    }
 }
 
 impl Term<'_> {
     pub fn span(&self) -> Span {
         match self {
+            Term::Separator(span) => *span,
             Term::Word(word, _) => word.span,
             Term::Attr { name, value } => Span::new(name.span.start, value.span().end),
             Term::List(list) => list.span,
