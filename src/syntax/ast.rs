@@ -337,3 +337,34 @@ impl Term<'_> {
         }
     }
 }
+
+/// The integers of an integer-list token (`[2,3]`, `{1,0}`) that starts at byte `start`,
+/// with their spans. The lexer has checked the token's form, so this only splits it.
+pub fn int_words(token: &str, start: usize) -> Vec<Word<'_>> {
+    let inner = token.get(1..token.len().saturating_sub(1)).unwrap_or("");
+    let mut words = Vec::with_capacity(inner.len() / 2 + 1);
+    let mut offset = start + 1;
+    if inner.is_empty() {
+        return words;
+    }
+    for text in inner.split(',') {
+        words.push(Word {
+            text,
+            span: Span::new(offset, offset + text.len()),
+        });
+        offset += text.len() + 1;
+    }
+    words
+}
+
+/// The terms of an integer-list token, separators included, as [`List::terms`] holds them.
+pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
+    let mut terms = Vec::new();
+    for (i, word) in int_words(token, start).into_iter().enumerate() {
+        if i > 0 {
+            terms.push(Term::Separator(Span::new(word.span.start - 1, word.span.start)));
+        }
+        terms.push(Term::Word(word, WordKind::Int));
+    }
+    terms
+}

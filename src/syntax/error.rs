@@ -181,7 +181,8 @@ fn expected_help(expected: &[String]) -> Option<String> {
                 "layout {" | "body {" => "`{`".to_string(),
                 "body }" => "`}`".to_string(),
                 "%name =" | "name =" => "an instruction `name = ...`".to_string(),
-                "raw {...}" => "`{`".to_string(),
+                "raw {...}" | "{integers}" | "layout {integers}" => "`{`".to_string(),
+                "[integers]" => "`[`".to_string(),
                 "table keyword" => {
                     "`FileNames`, `FunctionNames`, `FileLocations` or `StackFrames`".to_string()
                 }

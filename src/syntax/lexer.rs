@@ -2,7 +2,8 @@
 //! cannot see. XLA's own lexer is steered by its parser; here the adapter looks ahead in the
 //! text instead, so that the grammar stays context free and LR(1):
 //!
-//! - a `{` after `]` that opens a layout becomes [`Token::LayoutBrace`];
+//! - a `{` after `]` that opens a layout becomes [`Token::LayoutBrace`] (or, when the
+//!   layout is only integers, the whole of it [`Token::LayoutInts`]);
 //! - a `{` followed by an instruction becomes [`Token::BodyOpen`], and its `}`
 //!   [`Token::BodyClose`];
 //! - a name followed by `=` becomes [`Token::DefName`]/[`Token::DefIdent`], an identifier
@@ -225,6 +226,8 @@ impl<'s> Iterator for Lexer<'s> {
         let token = self.inner.next()?;
         let span = self.inner.span();
         let layout_brace = std::mem::take(&mut self.layout_brace_next);
+        // Only the token right after `frontend_attributes=` can open its value.
+        let frontend_attributes = std::mem::take(&mut self.frontend_attributes_next);
         let token = match token {
             Ok(Token::LBrace) => {
                 if let Err(e) = self.open(span.start, span.end) {
@@ -236,7 +239,7 @@ impl<'s> Iterator for Lexer<'s> {
                 } else if Self::opens_body(self.inner.remainder()) {
                     self.braces.push(Brace::Body);
                     Token::BodyOpen
-                } else if std::mem::take(&mut self.frontend_attributes_next) {
+                } else if frontend_attributes {
                     self.braces.push(Brace::FrontendAttributes);
                     Token::LBrace
                 } else {
@@ -264,6 +267,11 @@ impl<'s> Iterator for Lexer<'s> {
                 }
                 token
             }
+            Ok(Token::IntBracket(text)) => {
+                self.layout_brace_next = Self::opens_layout(self.inner.remainder());
+                Token::IntBracket(text)
+            }
+            Ok(Token::IntBrace(text)) if layout_brace => Token::LayoutInts(text),
             Ok(Token::Ident(word)) => self.classify_word(word, false),
             Ok(Token::Name(word)) => self.classify_word(word, true),
             Ok(Token::AttrName(name)) => {
@@ -304,20 +312,39 @@ mod tests {
     #[test]
     fn layout_brace_only_after_square_bracket() {
         assert_eq!(
-            kinds("f32[2]{0}"),
+            kinds("f32[2]{0} {1}"),
+            vec![
+                Token::Indexed("f32"),
+                Token::IntBracket("[2]"),
+                Token::LayoutInts("{0}"),
+                Token::IntBrace("{1}"),
+            ]
+        );
+        assert_eq!(
+            kinds("f32[2, <=3]{1,0:T(2)}"),
             vec![
                 Token::Indexed("f32"),
                 Token::LSquare,
                 Token::Int("2"),
+                Token::Comma,
+                Token::Leq,
+                Token::Int("3"),
                 Token::RSquare,
                 Token::LayoutBrace,
+                Token::Int("1"),
+                Token::Comma,
                 Token::Int("0"),
-                Token::RBrace
+                Token::Colon,
+                Token::Call("T"),
+                Token::LParen,
+                Token::Int("2"),
+                Token::RParen,
+                Token::RBrace,
             ]
         );
-        assert_eq!(kinds("f32[] {\n ROOT")[3], Token::BodyOpen);
-        assert_eq!(kinds("f32[]{:T(256)}")[3], Token::LayoutBrace);
-        assert_eq!(kinds("f32[]{:T(256)}")[5], Token::Call("T"));
+        assert_eq!(kinds("f32[] {\n ROOT")[2], Token::BodyOpen);
+        assert_eq!(kinds("f32[]{:T(256)}")[2], Token::LayoutBrace);
+        assert_eq!(kinds("f32[]{:T(256)}")[4], Token::Call("T"));
     }
 
     #[test]
@@ -355,8 +382,7 @@ mod tests {
                 Token::DefName("a"),
                 Token::Equal,
                 Token::Indexed("f32"),
-                Token::LSquare,
-                Token::RSquare,
+                Token::IntBracket("[]"),
                 Token::Call("add"),
                 Token::LParen,
                 Token::Ident("x"),
@@ -397,6 +423,14 @@ mod tests {
         );
         // Unbalanced: lexed normally, so the parser reports where it goes wrong.
         assert_eq!(kinds("backend_config={")[1], Token::LBrace);
+    }
+
+    #[test]
+    fn empty_frontend_attributes_do_not_leak_into_the_next_brace() {
+        let tokens = kinds("frontend_attributes={}, x={a={b}}");
+        assert_eq!(tokens[1], Token::IntBrace("{}"));
+        assert_eq!(tokens[5], Token::AttrName("a"));
+        assert_eq!(tokens[6], Token::LBrace);
     }
 
     #[test]

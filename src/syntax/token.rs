@@ -84,6 +84,13 @@ pub enum Token<'s> {
     Float(&'s str),
     #[token("-inf")]
     NegInf,
+    /// `[2,3]`: a bracketed list of plain integers with nothing else inside, as one token.
+    /// Array dims are most of the tokens of real modules; one token each keeps parsing fast.
+    #[regex(r"\[([0-9]+(,[0-9]+)*)?\]", |lex| lex.slice())]
+    IntBracket(&'s str),
+    /// `{1,0}`: a braced list of plain integers, as one token (layouts, `dimensions=`).
+    #[regex(r"\{([0-9]+(,[0-9]+)*)?\}", |lex| lex.slice())]
+    IntBrace(&'s str),
     /// A quoted string with its quotes; escapes are resolved where the value is used.
     #[regex(r#""([^"\\]|\\[\s\S])*""#, |lex| lex.slice())]
     #[regex(r#"'([^'\\]|\\[\s\S])*'"#, |lex| lex.slice())]
@@ -117,6 +124,8 @@ pub enum Token<'s> {
     BodyClose,
     /// A brace-balanced blob taken verbatim: a `backend_config` or frontend attribute value.
     Raw(&'s str),
+    /// An [`Token::IntBrace`] that is a layout: `{1,0}` after `f32[2,3]`.
+    LayoutInts(&'s str),
 }
 
 impl Token<'_> {
@@ -159,6 +168,7 @@ impl Token<'_> {
             Token::BodyOpen => "`{`".into(),
             Token::BodyClose => "`}`".into(),
             Token::Raw(_) => "a `{...}` blob".into(),
+            Token::IntBracket(s) | Token::IntBrace(s) | Token::LayoutInts(s) => format!("`{s}`"),
         }
     }
 }
