@@ -54,11 +54,12 @@ def ours(binary, text):
 
 
 def compare(args):
-    folders = ["jax", "large", "xla-tests", "xla-parser-tests"]
+    folders = ["jax", "large", "xla-tests", "xla-parser-tests", "tests/inputs/fmt"]
     totals = {}
     failures = []
     for folder in folders:
-        d = os.path.join(args.corpus, folder)
+        # The project's own fmt inputs sit beside the corpus folders in the report.
+        d = os.path.join(args.root, folder) if folder.startswith("tests/") else os.path.join(args.corpus, folder)
         counts = dict(modules=0, ours_ok=0, xla_rejects_original=0, xla_accepts_ours=0,
                       same=0, different=0, xla_rejects_ours=0)
         for name in sorted(os.listdir(d)):
@@ -128,6 +129,7 @@ def main():
     ap.add_argument("--time", nargs="*")
     ap.add_argument("-n", type=int, default=5)
     a = ap.parse_args()
+    a.root = root
     if a.time is not None:
         time_xla(a.time, a.n)
         return 0

@@ -16,6 +16,7 @@
 //!   reporting each violation as a diagnostic with the span of the offending text.
 //! - [`ir`] is the model (element types, shapes, layouts, the exact tiled-layout memory map).
 //!   It does no IO; arithmetic on dims is checked, and overflow is an error value.
+//! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //!
@@ -56,7 +57,7 @@ pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
     }
 }
 
-/// Parses a module and prints it canonically (see [`print`]). Every error found is returned,
+/// Parses a module and prints it canonically (see [`mod@print`]). Every error found is returned,
 /// each with a span into `text`.
 pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
     format_module_range(text, 0..text.len())

@@ -362,7 +362,10 @@ pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
     let mut terms = Vec::new();
     for (i, word) in int_words(token, start).into_iter().enumerate() {
         if i > 0 {
-            terms.push(Term::Separator(Span::new(word.span.start - 1, word.span.start)));
+            terms.push(Term::Separator(Span::new(
+                word.span.start - 1,
+                word.span.start,
+            )));
         }
         terms.push(Term::Word(word, WordKind::Int));
     }
