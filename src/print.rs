@@ -299,9 +299,8 @@ impl Printer {
         if let Some(header) = &module.header {
             self.out.push_str("HloModule ");
             self.out.push_str(header.name.text);
-            let rank = |a: &&Attribute<'_>| HEADER_ORDER.iter().position(|n| *n == a.name.text);
-            let attributes: Vec<&Attribute<'_>> = header.attributes.iter().collect();
-            for attribute in in_print_order(&attributes, rank) {
+            let rank = |a: &Attribute<'_>| HEADER_ORDER.iter().position(|n| *n == a.name.text);
+            for attribute in in_print_order(&header.attributes, rank) {
                 self.out.push_str(", ");
                 self.attribute(attribute, 0);
             }
