@@ -16,6 +16,7 @@
 //!   reporting each violation as a diagnostic with the span of the offending text.
 //! - [`ir`] is the model (element types, shapes, layouts, the exact tiled-layout memory map).
 //!   It does no IO; arithmetic on dims is checked, and overflow is an error value.
+//! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //!
@@ -34,6 +35,7 @@
 pub mod error;
 pub mod ir;
 pub mod lower;
+pub mod print;
 pub mod syntax;
 
 pub use error::Error;
@@ -53,4 +55,21 @@ pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
             span: syntax::ast::Span::new(0, text.len()),
         })]),
     }
+}
+
+/// Parses a module and prints it canonically (see [`mod@print`]). Every error found is returned,
+/// each with a span into `text`.
+pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
+    format_module_range(text, 0..text.len())
+}
+
+/// Like [`format_module`] for `text[range]`, one part of a `// -----` split file; spans
+/// point into the whole of `text`.
+pub fn format_module_range(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<String, Vec<Error>> {
+    let module = syntax::parse_module_range(text, range)
+        .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
+    print::print_module(&module).map_err(|errors| errors.into_iter().map(Error::from).collect())
 }

@@ -157,7 +157,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let text = "(".repeat(depth) + "f32[]" + &")".repeat(depth);
     let errors = hlo_layout::parse_shape(&text).expect_err("too deep");
     assert!(
-        errors[0].to_string().contains("nest more than 256 deep"),
+        errors[0].to_string().contains("nested too deeply"),
         "{}",
         errors[0]
     );

@@ -3,7 +3,9 @@
 //! Exit codes: 0 success; 1 invalid input (any diagnostic of severity error); 2 usage error
 //! (clap's own code). Results go to stdout, diagnostics to stderr.
 
+mod check;
 mod explain;
+mod fmt;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -49,6 +51,10 @@ enum Command {
     /// memory in linear order (or JSON), and can draw an SVG. Dims are named x; y x; z y x; p z y x (as XLA's shapes document does), and d0 d1 ... from
     /// rank 5 on. Grids show the trailing two dims, at most 16x16 cells and 4 slices.
     Explain(explain::Args),
+    /// Print HLO modules in XLA's canonical text.
+    Fmt(fmt::Args),
+    /// Parse HLO files and report every error.
+    Check(check::Args),
 }
 
 /// Outcome of a command, turned into the exit code.
@@ -62,6 +68,8 @@ pub fn main() -> ExitCode {
     install_diagnostic_handler(cli.color);
     let outcome = match cli.command {
         Command::Explain(args) => explain::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Check(args) => check::run(args),
     };
     match outcome {
         Outcome::Success => ExitCode::SUCCESS,
@@ -104,5 +112,28 @@ where
         let report = miette::Report::new(error)
             .with_source_code(miette::NamedSource::new(source_name, source.to_string()));
         eprintln!("{report:?}");
+    }
+}
+
+/// Reads a file, or standard input for `-`. Says why on stderr when it cannot.
+pub fn read_input(file: &str) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = if file == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(file).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+    };
+    if let Err(error) = read {
+        eprintln!("error: cannot read {file}: {error}");
+        return None;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(error) => {
+            let offset = error.utf8_error().valid_up_to();
+            eprintln!("error: {file} is not UTF-8 text (invalid byte at offset {offset})");
+            None
+        }
     }
 }

@@ -49,7 +49,7 @@ pub enum Shape<'s> {
     Array {
         element_type: Word<'s>,
         dims: Vec<Dim<'s>>,
-        layout: Option<Layout<'s>>,
+        layout: Option<Box<Layout<'s>>>,
         span: Span,
     },
     Tuple {
@@ -122,7 +122,7 @@ pub enum LayoutArg<'s> {
     /// `0:2`, as in split configs.
     Labeled { label: Word<'s>, value: Word<'s> },
     /// A whole shape, as in `P(s32[8]{0})`.
-    Shape(Shape<'s>),
+    Shape(Box<Shape<'s>>),
 }
 
 impl LayoutArg<'_> {
@@ -138,4 +138,236 @@ impl LayoutArg<'_> {
             LayoutArg::Shape(shape) => shape.span(),
         }
     }
+}
+
+/// A name as written: `%add.1` (with `percent`) or `add.1`. `text` excludes the `%`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name<'s> {
+    pub text: &'s str,
+    pub percent: bool,
+    pub span: Span,
+}
+
+/// A whole module: `HloModule ...` header, stack-frame tables, computations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module<'s> {
+    /// Absent in headerless text (`ENTRY main { ... }` alone).
+    pub header: Option<Box<Header<'s>>>,
+    pub tables: Vec<Table<'s>>,
+    pub computations: Vec<Computation<'s>>,
+    /// Text that is one instruction alone, which XLA also reads as a module; then there
+    /// is nothing else.
+    pub instruction: Option<Box<Instruction<'s>>>,
+}
+
+/// `HloModule name, key=value, ...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header<'s> {
+    /// The module name, without a `%` or the legacy trailing `:`.
+    pub name: Word<'s>,
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+/// A `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table<'s> {
+    pub keyword: Word<'s>,
+    pub rows: Vec<TableRow<'s>>,
+}
+
+/// `1 "file.py"` or `1 {file_location_id=1 parent_frame_id=1}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow<'s> {
+    pub id: Word<'s>,
+    pub value: Term<'s>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computation<'s> {
+    pub entry: bool,
+    pub name: Name<'s>,
+    pub signature: Option<Box<Signature<'s>>>,
+    pub instructions: Vec<Instruction<'s>>,
+    /// After the closing brace: `, execution_thread="side"`.
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+/// `(p0: f32[2], p1: s32[]) -> f32[2]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature<'s> {
+    pub parameters: Vec<(Word<'s>, Shape<'s>)>,
+    pub result: Shape<'s>,
+}
+
+/// `[ROOT ]name = [shape ]opcode(operands)[, attribute]*`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction<'s> {
+    pub root: bool,
+    pub name: Name<'s>,
+    /// Absent where XLA may infer it.
+    pub shape: Option<Box<Shape<'s>>>,
+    pub opcode: Word<'s>,
+    pub operands: Vec<Operand<'s>>,
+    pub attributes: Vec<Attribute<'s>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand<'s> {
+    /// `%x`, `f32[2] %x`, or the compact tuple-element form `%t#1#0`.
+    Ref {
+        shape: Option<Box<Shape<'s>>>,
+        name: Name<'s>,
+        /// The `#N` suffixes, outermost first.
+        indices: Vec<Word<'s>>,
+    },
+    /// An anonymous instruction written in place: `f32[] multiply(x, y)`.
+    Nested {
+        shape: Option<Box<Shape<'s>>>,
+        opcode: Word<'s>,
+        operands: Vec<Operand<'s>>,
+        span: Span,
+    },
+    /// A shape alone, `add(f32[10], f32[10])`: in XLA's single-instruction form, a new
+    /// parameter of that shape.
+    Shape(Box<Shape<'s>>),
+    /// A literal, as in `constant({1, 2})` or `parameter(0)`.
+    Literal(Term<'s>),
+}
+
+/// `name=value`. The value is a sequence of terms because some attribute values are written
+/// as several juxtaposed pieces: `replica_groups=[2,4]<=[8]`, `literal=s32[2]{0} {1, 2}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribute<'s> {
+    pub name: Word<'s>,
+    pub value: Vec<Term<'s>>,
+    pub span: Span,
+}
+
+/// One piece of an attribute value: the generic tree that every attribute value form of
+/// hlo-grammar.md §4 fits. Meaning is given later, by attribute name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term<'s> {
+    Word(Word<'s>, WordKind),
+    /// `name=value` nested in a value, as in `{maximal device=3}` or `window={size=3x3}`.
+    Attr {
+        name: Word<'s>,
+        value: Box<Term<'s>>,
+    },
+    List(Box<List<'s>>),
+    /// A computation written in place (`to_apply={ ... }`, canonical style).
+    Body(Vec<Instruction<'s>>, Span),
+    /// The comma between two items of a [`List`]; see [`List::items`].
+    Separator(Span),
+}
+
+/// What kind of token a [`Term::Word`] was; the text is kept as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WordKind {
+    Ident,
+    /// `%name`; the text excludes the `%`.
+    Name,
+    /// `name:`; the text excludes the `:`.
+    NameColon,
+    Int,
+    Float,
+    NegInf,
+    Str,
+    DxD,
+    Pad,
+    DimLabels,
+    /// A `{...}` blob taken verbatim.
+    Raw,
+    /// `=`, `:`, `?`, `*`, `#`, `+`, `~`, `<=`, `->`, `...`.
+    Punct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delimiter {
+    Brace,
+    Paren,
+    Bracket,
+}
+
+/// `{a, b}`, `(a, b)` or `[a, b]` (the last maybe with a layout, as in a shape
+/// `f32[2]{0}`); each item is a sequence of juxtaposed terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct List<'s> {
+    pub delimiter: Delimiter,
+    /// The items' terms, with a [`Term::Separator`] between items. One vector for all items
+    /// keeps parsing to one allocation per list.
+    pub terms: Vec<Term<'s>>,
+    pub layout: Option<Box<Layout<'s>>>,
+    pub span: Span,
+}
+
+impl<'s> List<'s> {
+    /// The items, each the terms between two commas.
+    pub fn items(&self) -> impl Iterator<Item = &[Term<'s>]> + '_ {
+        let empty = self.terms.is_empty();
+        self.terms
+            .split(|t| matches!(t, Term::Separator(_)))
+            .filter(move |_| !empty)
+    }
+
+    pub fn item_count(&self) -> usize {
+        match self.terms.is_empty() {
+            true => 0,
+            false => {
+                1 + self
+                    .terms
+                    .iter()
+                    .filter(|t| matches!(t, Term::Separator(_)))
+                    .count()
+            }
+        }
+    }
+}
+
+impl Term<'_> {
+    pub fn span(&self) -> Span {
+        match self {
+            Term::Separator(span) => *span,
+            Term::Word(word, _) => word.span,
+            Term::Attr { name, value } => Span::new(name.span.start, value.span().end),
+            Term::List(list) => list.span,
+            Term::Body(_, span) => *span,
+        }
+    }
+}
+
+/// The integers of an integer-list token (`[2,3]`, `{1,0}`) that starts at byte `start`,
+/// with their spans. The lexer has checked the token's form, so this only splits it.
+pub fn int_words(token: &str, start: usize) -> Vec<Word<'_>> {
+    let inner = token.get(1..token.len().saturating_sub(1)).unwrap_or("");
+    let mut words = Vec::with_capacity(inner.len() / 2 + 1);
+    let mut offset = start + 1;
+    if inner.is_empty() {
+        return words;
+    }
+    for text in inner.split(',') {
+        words.push(Word {
+            text,
+            span: Span::new(offset, offset + text.len()),
+        });
+        offset += text.len() + 1;
+    }
+    words
+}
+
+/// The terms of an integer-list token, separators included, as [`List::terms`] holds them.
+pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
+    let mut terms = Vec::new();
+    for (i, word) in int_words(token, start).into_iter().enumerate() {
+        if i > 0 {
+            terms.push(Term::Separator(Span::new(
+                word.span.start - 1,
+                word.span.start,
+            )));
+        }
+        terms.push(Term::Word(word, WordKind::Int));
+    }
+    terms
 }

@@ -4,7 +4,7 @@
 use lalrpop_util::ParseError;
 
 use super::ast::Span;
-use super::lexer::Never;
+use super::lexer::LexError;
 use super::token::Token;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -36,18 +36,36 @@ pub enum SyntaxError {
         #[label("not a token of HLO text")]
         span: Span,
     },
-    #[error("brackets nest more than {limit} deep")]
+    #[error("unterminated comment")]
+    #[diagnostic(
+        code(hlo::syntax::unterminated_comment),
+        help("close the comment with `*/`")
+    )]
+    UnterminatedComment {
+        #[label("this `/*` has no `*/`")]
+        span: Span,
+    },
+    #[error("this `{{...}}` value runs to the end of the input")]
+    #[diagnostic(
+        code(hlo::syntax::runaway_blob),
+        help("a backend_config or frontend attribute value that starts with `{{` is read verbatim up to its matching `}}`; one is missing")
+    )]
+    RunawayBlob {
+        #[label("its `}}` closes only at the end of the input")]
+        span: Span,
+    },
+    #[error("brackets nested too deeply")]
     #[diagnostic(
         code(hlo::syntax::too_deep),
-        help("real HLO nests tuples, literals and attributes a few levels deep; this input is likely damaged")
+        help("at most {max} levels of `(`, `[` and `{{` may be open at once")
     )]
     TooDeep {
-        #[label("this bracket is one too deep")]
+        max: usize,
+        #[label("one level too many")]
         span: Span,
-        limit: usize,
     },
     #[error("unexpected {found} after the end")]
-    #[diagnostic(code(hlo::syntax::extra_token))]
+    #[diagnostic(code(hlo::syntax::extra_token), help("expected the end of the input"))]
     ExtraToken {
         found: String,
         #[label("nothing may follow here")]
@@ -61,14 +79,16 @@ impl SyntaxError {
             SyntaxError::UnexpectedToken { span, .. }
             | SyntaxError::UnexpectedEof { span, .. }
             | SyntaxError::InvalidToken { span, .. }
-            | SyntaxError::TooDeep { span, .. }
-            | SyntaxError::ExtraToken { span, .. } => *span,
+            | SyntaxError::ExtraToken { span, .. }
+            | SyntaxError::UnterminatedComment { span }
+            | SyntaxError::RunawayBlob { span }
+            | SyntaxError::TooDeep { span, .. } => *span,
         }
     }
 
     pub(crate) fn from_parse_error(
         source: &str,
-        error: ParseError<usize, Token<'_>, Never>,
+        error: ParseError<usize, Token<'_>, LexError>,
     ) -> SyntaxError {
         match error {
             ParseError::InvalidToken { location } => SyntaxError::InvalidToken {
@@ -81,10 +101,26 @@ impl SyntaxError {
                 expected: expected_help(&expected),
             },
             ParseError::UnrecognizedToken {
+                token: (l, Token::Error, _),
+                ..
+            } if source.get(l..).is_some_and(|rest| rest.starts_with("/*")) => {
+                SyntaxError::UnterminatedComment {
+                    span: Span::new(l, l + 2),
+                }
+            }
+            ParseError::UnrecognizedToken {
                 token: (l, Token::Error, r),
                 ..
             } => SyntaxError::InvalidToken {
                 text: snippet(source, l, r),
+                span: Span::new(l, r),
+            },
+            // Nothing was expected: the module was complete.
+            ParseError::UnrecognizedToken {
+                token: (l, token, r),
+                expected,
+            } if expected.is_empty() => SyntaxError::ExtraToken {
+                found: token.describe(),
                 span: Span::new(l, r),
             },
             ParseError::UnrecognizedToken {
@@ -101,7 +137,12 @@ impl SyntaxError {
                 found: token.describe(),
                 span: Span::new(l, r),
             },
-            ParseError::User { error } => match error {},
+            ParseError::User {
+                error: LexError::TooDeep { span },
+            } => SyntaxError::TooDeep {
+                max: super::lexer::MAX_NESTING,
+                span,
+            },
         }
     }
 }
@@ -137,15 +178,64 @@ fn expected_help(expected: &[String]) -> Option<String> {
         .map(|e| {
             let name = e.trim_matches('"');
             match name {
-                "layout {" => "`{`".to_string(),
+                "layout {" | "body {" => "`{`".to_string(),
+                "body }" => "`}`".to_string(),
+                "%name =" | "name =" => "an instruction `name = ...`".to_string(),
+                "raw {...}" | "{integers}" | "layout {integers}" => "`{`".to_string(),
+                "[integers]" => "`[`".to_string(),
+                "table keyword" => {
+                    "`FileNames`, `FunctionNames`, `FileLocations` or `StackFrames`".to_string()
+                }
                 "integer" | "identifier" | "number" | "string" | "padding" | "dim labels"
-                | "%name" | "name:" | "attribute=" | "NxM" | "unreadable text" => name.to_string(),
+                | "%name" | "name:" | "attribute=" | "NxM" | "unreadable text" | "opcode"
+                | "shape" => name.to_string(),
                 _ => format!("`{name}`"),
             }
         })
         .filter(|n| n != "unreadable text")
         .collect();
-    names.dedup();
+    // Where any value may come, list "a value" rather than every token a value can start with.
+    const VALUE_STARTS: &[&str] = &[
+        "`=`",
+        "`:`",
+        "`*`",
+        "`?`",
+        "`#`",
+        "`+`",
+        "`~`",
+        "`[`",
+        "`{`",
+        "`(`",
+        "`->`",
+        "`<=`",
+        "`...`",
+        "%name",
+        "name:",
+        "attribute=",
+        "identifier",
+        "integer",
+        "number",
+        "`-inf`",
+        "string",
+        "NxM",
+        "padding",
+        "dim labels",
+        "opcode",
+        "shape",
+    ];
+    let any_value = ["string", "integer", "identifier", "padding"]
+        .iter()
+        .all(|n| names.iter().any(|m| m == n));
+    if any_value {
+        let first = names
+            .iter()
+            .position(|n| VALUE_STARTS.contains(&n.as_str()));
+        names.retain(|n| !VALUE_STARTS.contains(&n.as_str()));
+        names.insert(first.unwrap_or(0).min(names.len()), "a value".to_string());
+    }
+    // Keep the first mention of each, in lalrpop's (stable) order.
+    let mut seen = std::collections::BTreeSet::new();
+    names.retain(|n| seen.insert(n.clone()));
     match names.len() {
         0 => None,
         1 => Some(format!("expected {}", names[0])),

@@ -1,35 +1,90 @@
 //! The token stream lalrpop reads: logos tokens with byte spans, plus the context logos
-//! cannot see (a `{` that opens a layout).
+//! cannot see. XLA's own lexer is steered by its parser; here the adapter looks ahead in the
+//! text instead, so that the grammar stays context free and LR(1):
+//!
+//! - a `{` after `]` that opens a layout becomes [`Token::LayoutBrace`] (or, when the
+//!   layout is only integers, the whole of it [`Token::LayoutInts`]);
+//! - a `{` followed by an instruction becomes [`Token::BodyOpen`], and its `}`
+//!   [`Token::BodyClose`];
+//! - a name followed by `=` becomes [`Token::DefName`]/[`Token::DefIdent`], an identifier
+//!   followed by `(` [`Token::Call`] and one followed by `[` [`Token::Indexed`];
+//! - the value of `backend_config=` and of each key of `frontend_attributes={...}` that starts
+//!   with `{` is taken verbatim up to the matching `}` as one [`Token::Raw`] (hlo-grammar.md
+//!   §1.9).
 
 use logos::Logos;
 
+use super::ast::Span;
 use super::token::Token;
 
 /// A token with its byte range, as lalrpop's external-lexer interface wants it.
 pub type Spanned<'s> = (usize, Token<'s>, usize);
 
-/// Lexer errors never reach lalrpop (they become [`Token::Error`]), so this is uninhabited.
+/// Brackets may nest this deep. The parser itself does not recurse, but dropping, lowering
+/// and printing the tree do, so a limit keeps hostile input from overflowing the stack.
+pub const MAX_NESTING: usize = 256;
+
+/// The only error that stops the token stream; everything else is a [`Token::Error`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Never {}
+pub enum LexError {
+    TooDeep { span: Span },
+}
+
+/// What a `{` opened, to know what its `}` closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Brace {
+    Body,
+    FrontendAttributes,
+    Other,
+}
 
 pub struct Lexer<'s> {
+    source: &'s str,
     inner: logos::Lexer<'s, Token<'s>>,
     /// The next `{` opens a layout.
     layout_brace_next: bool,
+    /// The next token may be a raw `{...}` blob.
+    raw_next: bool,
+    /// The next `{` opens a `frontend_attributes` value.
+    frontend_attributes_next: bool,
+    braces: Vec<Brace>,
+    /// Open `(`, `[` and `{` together.
+    depth: usize,
+    done: bool,
 }
 
 impl<'s> Lexer<'s> {
     pub fn new(source: &'s str) -> Lexer<'s> {
+        Lexer::with_range(source, 0, source.len())
+    }
+
+    /// Lexes `source[start..end]`, with spans into the whole of `source`. Out-of-range or
+    /// non-boundary positions give an empty stream.
+    pub fn with_range(source: &'s str, start: usize, end: usize) -> Lexer<'s> {
+        let valid = start <= end
+            && end <= source.len()
+            && source.is_char_boundary(start)
+            && source.is_char_boundary(end);
+        let (end, start) = if valid { (end, start) } else { (0, 0) };
+        let mut inner = Token::lexer(&source[..end]);
+        inner.bump(start);
         Lexer {
-            inner: Token::lexer(source),
+            source,
+            inner,
             layout_brace_next: false,
+            raw_next: false,
+            frontend_attributes_next: false,
+            braces: Vec::new(),
+            depth: 0,
+            done: false,
         }
     }
 
     /// After `]`, a `{` whose next significant byte is a digit, `:` or `}` opens a layout; a
     /// computation body's `{` is followed by a name or `ROOT`.
     fn opens_layout(rest: &str) -> bool {
-        let Some(after_brace) = skip_trivia(rest).strip_prefix('{') else {
+        let rest = skip_trivia(rest);
+        let Some(after_brace) = rest.strip_prefix('{') else {
             return false;
         };
         matches!(
@@ -37,40 +92,206 @@ impl<'s> Lexer<'s> {
             Some(b'0'..=b'9' | b':' | b'}')
         )
     }
+
+    /// A `{` opens a computation body when an instruction follows: `ROOT`, or a name and `=`.
+    /// A bare name must be separated from its `=`, since `name=` is an attribute name.
+    fn opens_body(after_brace: &str) -> bool {
+        let rest = skip_trivia(after_brace);
+        if let Some(after) = rest.strip_prefix("ROOT") {
+            return !after.bytes().next().is_some_and(is_ident_byte);
+        }
+        let (rest, percent) = match rest.strip_prefix('%') {
+            Some(rest) => (rest, true),
+            None => (rest, false),
+        };
+        if !rest
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        {
+            return false;
+        }
+        let name_len = rest.bytes().take_while(|&b| is_ident_byte(b)).count();
+        let after_name = rest.get(name_len..).unwrap_or("");
+        let after_trivia = skip_trivia(after_name);
+        let spaced = after_trivia.len() < after_name.len();
+        after_trivia.starts_with('=') && (percent || spaced)
+    }
+
+    /// Classifies a word by the first significant byte after it.
+    fn classify_word(&self, word: &'s str, percent: bool) -> Token<'s> {
+        let next = skip_trivia(self.inner.remainder()).bytes().next();
+        match (next, percent) {
+            (Some(b'='), true) => Token::DefName(word),
+            (Some(b'='), false) => Token::DefIdent(word),
+            (_, true) => Token::Name(word),
+            (Some(b'('), false) => Token::Call(word),
+            (Some(b'['), false) => Token::Indexed(word),
+            _ => Token::Ident(word),
+        }
+    }
+
+    /// Takes a raw `{...}` blob if one starts at the next significant byte.
+    fn raw_blob(&mut self) -> Option<Spanned<'s>> {
+        let rest = self.inner.remainder();
+        let skipped = rest.len() - skip_trivia(rest).len();
+        let blob = rest.get(skipped..)?;
+        let len = balanced_blob_len(blob)?;
+        let start = self.inner.span().end + skipped;
+        let text = blob.get(..len)?;
+        self.inner.bump(skipped + len);
+        Some((start, Token::Raw(text), start + len))
+    }
+
+    fn open(&mut self, start: usize, end: usize) -> Result<(), LexError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            self.done = true;
+            return Err(LexError::TooDeep {
+                span: Span::new(start, end),
+            });
+        }
+        Ok(())
+    }
 }
 
-/// Skips what the lexer skips: whitespace, `/* */` and `//` comments.
-fn skip_trivia(mut rest: &str) -> &str {
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Skips whitespace and comments, as the logos skip rules do.
+pub(crate) fn skip_trivia(mut rest: &str) -> &str {
     loop {
-        rest = rest.trim_start();
-        if let Some(comment) = rest.strip_prefix("/*") {
+        let trimmed = rest.trim_start_matches([' ', '\t', '\r', '\n', '\x0c']);
+        if let Some(comment) = trimmed.strip_prefix("/*") {
             match comment.find("*/") {
-                Some(end) => rest = &comment[end + 2..],
-                None => return rest,
+                Some(end) => rest = comment.get(end + 2..).unwrap_or(""),
+                // An unterminated comment is an error token; stop before it.
+                None => return trimmed,
             }
-        } else if let Some(comment) = rest.strip_prefix("//") {
-            rest = comment.find(['\n', '\r']).map_or("", |end| &comment[end..]);
+        } else if let Some(comment) = trimmed.strip_prefix("//") {
+            rest = match comment.find(['\n', '\r']) {
+                Some(end) => comment.get(end..).unwrap_or(""),
+                None => "",
+            };
         } else {
-            return rest;
+            return trimmed;
         }
     }
 }
 
+/// The length of the brace-balanced blob at the start of `text`, skipping `"..."` strings
+/// with backslash escapes, as XLA's `LexJsonDict` does. `None` if unbalanced.
+fn balanced_blob_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 impl<'s> Iterator for Lexer<'s> {
-    type Item = Result<Spanned<'s>, Never>;
+    type Item = Result<Spanned<'s>, LexError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if std::mem::take(&mut self.raw_next) {
+            if let Some(raw) = self.raw_blob() {
+                return Some(Ok(raw));
+            }
+        }
         let token = self.inner.next()?;
         let span = self.inner.span();
+        let layout_brace = std::mem::take(&mut self.layout_brace_next);
+        // Only the token right after `frontend_attributes=` can open its value.
+        let frontend_attributes = std::mem::take(&mut self.frontend_attributes_next);
         let token = match token {
-            Ok(Token::LBrace) if std::mem::take(&mut self.layout_brace_next) => Token::LayoutBrace,
-            Ok(token) => {
-                self.layout_brace_next =
-                    token == Token::RSquare && Self::opens_layout(self.inner.remainder());
+            Ok(Token::LBrace) => {
+                if let Err(e) = self.open(span.start, span.end) {
+                    return Some(Err(e));
+                }
+                if layout_brace {
+                    self.braces.push(Brace::Other);
+                    Token::LayoutBrace
+                } else if Self::opens_body(self.inner.remainder()) {
+                    self.braces.push(Brace::Body);
+                    Token::BodyOpen
+                } else if frontend_attributes {
+                    self.braces.push(Brace::FrontendAttributes);
+                    Token::LBrace
+                } else {
+                    self.braces.push(Brace::Other);
+                    Token::LBrace
+                }
+            }
+            Ok(Token::RBrace) => {
+                self.depth = self.depth.saturating_sub(1);
+                match self.braces.pop() {
+                    Some(Brace::Body) => Token::BodyClose,
+                    _ => Token::RBrace,
+                }
+            }
+            Ok(token @ (Token::LParen | Token::LSquare)) => {
+                if let Err(e) = self.open(span.start, span.end) {
+                    return Some(Err(e));
+                }
                 token
             }
+            Ok(token @ (Token::RParen | Token::RSquare)) => {
+                self.depth = self.depth.saturating_sub(1);
+                if token == Token::RSquare {
+                    self.layout_brace_next = Self::opens_layout(self.inner.remainder());
+                }
+                token
+            }
+            Ok(Token::IntBracket(text)) => {
+                self.layout_brace_next = Self::opens_layout(self.inner.remainder());
+                Token::IntBracket(text)
+            }
+            Ok(Token::IntBrace(text)) if layout_brace => Token::LayoutInts(text),
+            Ok(Token::Ident(word)) => self.classify_word(word, false),
+            Ok(Token::Name(word)) => self.classify_word(word, true),
+            Ok(Token::AttrName(name)) => {
+                let in_frontend_attributes = self.braces.last() == Some(&Brace::FrontendAttributes);
+                self.raw_next = name == "backend_config" || in_frontend_attributes;
+                self.frontend_attributes_next = name == "frontend_attributes";
+                Token::AttrName(name)
+            }
+            Ok(token) => token,
             Err(()) => {
-                self.layout_brace_next = false;
+                // An unterminated block comment swallows the rest, as in XLA; one error
+                // for it is enough.
+                if self
+                    .source
+                    .get(span.start..)
+                    .is_some_and(|r| r.starts_with("/*"))
+                {
+                    self.done = true;
+                    return Some(Ok((span.start, Token::Error, self.inner.source().len())));
+                }
                 Token::Error
             }
         };
@@ -91,19 +312,39 @@ mod tests {
     #[test]
     fn layout_brace_only_after_square_bracket() {
         assert_eq!(
-            kinds("f32[2]{0}"),
+            kinds("f32[2]{0} {1}"),
             vec![
-                Token::Ident("f32"),
-                Token::LSquare,
-                Token::Int("2"),
-                Token::RSquare,
-                Token::LayoutBrace,
-                Token::Int("0"),
-                Token::RBrace
+                Token::Indexed("f32"),
+                Token::IntBracket("[2]"),
+                Token::LayoutInts("{0}"),
+                Token::IntBrace("{1}"),
             ]
         );
-        assert_eq!(kinds("f32[] {\n %p")[3], Token::LBrace);
-        assert_eq!(kinds("f32[]{:T(256)}")[3], Token::LayoutBrace);
+        assert_eq!(
+            kinds("f32[2, <=3]{1,0:T(2)}"),
+            vec![
+                Token::Indexed("f32"),
+                Token::LSquare,
+                Token::Int("2"),
+                Token::Comma,
+                Token::Leq,
+                Token::Int("3"),
+                Token::RSquare,
+                Token::LayoutBrace,
+                Token::Int("1"),
+                Token::Comma,
+                Token::Int("0"),
+                Token::Colon,
+                Token::Call("T"),
+                Token::LParen,
+                Token::Int("2"),
+                Token::RParen,
+                Token::RBrace,
+            ]
+        );
+        assert_eq!(kinds("f32[] {\n ROOT")[2], Token::BodyOpen);
+        assert_eq!(kinds("f32[]{:T(256)}")[2], Token::LayoutBrace);
+        assert_eq!(kinds("f32[]{:T(256)}")[4], Token::Call("T"));
     }
 
     #[test]
@@ -129,5 +370,82 @@ mod tests {
             ]
         );
         assert_eq!(kinds("@"), vec![Token::Error]);
+    }
+
+    #[test]
+    fn words_are_told_apart_by_what_follows() {
+        assert_eq!(
+            kinds("{ ROOT %a = f32[] add(x, y) }"),
+            vec![
+                Token::BodyOpen,
+                Token::KwRoot,
+                Token::DefName("a"),
+                Token::Equal,
+                Token::Indexed("f32"),
+                Token::IntBracket("[]"),
+                Token::Call("add"),
+                Token::LParen,
+                Token::Ident("x"),
+                Token::Comma,
+                Token::Ident("y"),
+                Token::RParen,
+                Token::BodyClose,
+            ]
+        );
+        // `a=` glued is an attribute name, so `{a=1}` is not a body.
+        assert_eq!(kinds("{a=1}")[0], Token::LBrace);
+        assert_eq!(kinds("{a = f32[] c(1)}")[0], Token::BodyOpen);
+    }
+
+    #[test]
+    fn raw_blobs_after_backend_config_and_in_frontend_attributes() {
+        assert_eq!(
+            kinds(r#"backend_config={"a":"x}\"{","b":[{}]}, x"#),
+            vec![
+                Token::AttrName("backend_config"),
+                Token::Raw(r#"{"a":"x}\"{","b":[{}]}"#),
+                Token::Comma,
+                Token::Ident("x"),
+            ]
+        );
+        assert_eq!(
+            kinds("frontend_attributes={a={n = 1 : i32},b=\"c\"}"),
+            vec![
+                Token::AttrName("frontend_attributes"),
+                Token::LBrace,
+                Token::AttrName("a"),
+                Token::Raw("{n = 1 : i32}"),
+                Token::Comma,
+                Token::AttrName("b"),
+                Token::Str("\"c\""),
+                Token::RBrace,
+            ]
+        );
+        // Unbalanced: lexed normally, so the parser reports where it goes wrong.
+        assert_eq!(kinds("backend_config={")[1], Token::LBrace);
+    }
+
+    #[test]
+    fn empty_frontend_attributes_do_not_leak_into_the_next_brace() {
+        let tokens = kinds("frontend_attributes={}, x={a={b}}");
+        assert_eq!(tokens[1], Token::IntBrace("{}"));
+        assert_eq!(tokens[5], Token::AttrName("a"));
+        assert_eq!(tokens[6], Token::LBrace);
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let last = Lexer::new(&deep).last();
+        assert!(matches!(last, Some(Err(LexError::TooDeep { .. }))));
+    }
+
+    #[test]
+    fn unterminated_comment_is_one_error_to_the_end() {
+        let tokens: Vec<_> = Lexer::new("a /* b c").map(|t| t.unwrap()).collect();
+        assert_eq!(
+            tokens,
+            vec![(0, Token::Ident("a"), 1), (2, Token::Error, 8)]
+        );
     }
 }

@@ -5,7 +5,6 @@
 //! job.
 
 pub mod ast;
-pub mod depth;
 pub mod error;
 pub mod lexer;
 pub mod token;
@@ -21,14 +20,130 @@ lalrpop_util::lalrpop_mod!(
 /// Parses one shape, such as `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`, to a
 /// syntax tree. The whole input must be the shape.
 pub fn parse_shape(source: &str) -> Result<ast::Shape<'_>, SyntaxError> {
-    let too_deep_at = std::cell::Cell::new(None);
-    let tokens = depth::DepthLimited::new(lexer::Lexer::new(source), &too_deep_at);
-    let parsed = grammar::ShapeParser::new().parse(tokens);
-    if let Some(span) = too_deep_at.get() {
-        return Err(SyntaxError::TooDeep {
-            span,
-            limit: depth::MAX_NESTING,
-        });
+    // The shape grammar has no recovery points, so nothing is ever recorded here.
+    let mut recovered = Vec::new();
+    grammar::ShapeParser::new()
+        .parse(&mut recovered, lexer::Lexer::new(source))
+        .map(|shape| *shape)
+        .map_err(|e| SyntaxError::from_parse_error(source, e))
+}
+
+/// Parses a whole module. Every syntax error is reported, one per line at most: the parser
+/// skips a broken instruction up to the next one, and a broken computation up to its `}`.
+pub fn parse_module(source: &str) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    parse_module_range(source, 0..source.len())
+}
+
+/// Like [`parse_module`] for `source[range]` (one part of a `// -----` split file), with
+/// spans into the whole of `source`.
+pub fn parse_module_range(
+    source: &str,
+    range: std::ops::Range<usize>,
+) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    let mut recovered = Vec::new();
+    let result = grammar::ModuleParser::new().parse(
+        &mut recovered,
+        lexer::Lexer::with_range(source, range.start, range.end),
+    );
+    let mut errors: Vec<SyntaxError> = recovered
+        .into_iter()
+        .map(|r| SyntaxError::from_parse_error(source, r.error))
+        .collect();
+    let module = match result {
+        Ok(module) => Some(*module),
+        Err(error) => {
+            errors.push(SyntaxError::from_parse_error(source, error));
+            None
+        }
+    };
+    match module {
+        Some(module) if errors.is_empty() => Ok(module),
+        _ => {
+            explain_runaway_text(source, range, &mut errors);
+            Err(keep_first_per_line(source, errors))
+        }
     }
-    parsed.map_err(|e| SyntaxError::from_parse_error(source, e))
+}
+
+/// An unterminated comment, or a raw `{...}` value whose `}` is missing, takes the rest of the
+/// text; the parser then stops at the end without having seen why. Both are found by lexing
+/// again (only on this error path) and reported where they start.
+fn explain_runaway_text(
+    source: &str,
+    range: std::ops::Range<usize>,
+    errors: &mut Vec<SyntaxError>,
+) {
+    let end = range.end;
+    let mut last = None;
+    for (l, token, r) in
+        lexer::Lexer::with_range(source, range.start, range.end).filter_map(Result::ok)
+    {
+        if token == token::Token::Error
+            && source.get(l..).is_some_and(|rest| rest.starts_with("/*"))
+        {
+            last = Some(SyntaxError::UnterminatedComment {
+                span: ast::Span::new(l, l + 2),
+            });
+        } else if matches!(token, token::Token::Raw(_)) {
+            let rest = source.get(r..end).unwrap_or("");
+            last = lexer::skip_trivia(rest)
+                .is_empty()
+                .then(|| SyntaxError::RunawayBlob {
+                    span: ast::Span::new(l, l + 1),
+                });
+        } else {
+            last = None;
+        }
+    }
+    if let Some(error) = last {
+        if !errors.contains(&error) {
+            // The end-of-input error it caused says nothing more.
+            errors.retain(|e| !matches!(e, SyntaxError::UnexpectedEof { .. }));
+            errors.push(error);
+            errors.sort_by_key(|e| e.span().start);
+        }
+    }
+}
+
+/// After an error the parser may stumble a few more times before it finds its feet again;
+/// those follow-on errors sit on the same line as the first, so only the first is kept.
+fn keep_first_per_line(source: &str, errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
+    let newlines: Vec<usize> = source
+        .bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect();
+    let line_of = |offset: usize| newlines.partition_point(|&n| n < offset);
+    let mut last_line = None;
+    let mut kept = Vec::with_capacity(errors.len());
+    for error in errors {
+        let line = line_of(error.span().start);
+        if last_line != Some(line) {
+            kept.push(error);
+        }
+        last_line = Some(line);
+    }
+    kept
+}
+
+/// Splits text at `// -----` lines, as XLA's `--split-input-file` does. Returns the byte
+/// range of each part; a part holding only whitespace and comments is left out.
+pub fn split_modules(source: &str) -> Vec<std::ops::Range<usize>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        if line.trim_end().starts_with("// -----") && line.trim_start() == line {
+            parts.push(start..offset);
+            start = offset + line.len();
+        }
+        offset += line.len();
+    }
+    parts.push(start..source.len());
+    parts.retain(|range| {
+        source
+            .get(range.clone())
+            .is_some_and(|part| !lexer::skip_trivia(part).is_empty())
+    });
+    parts
 }

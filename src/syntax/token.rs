@@ -56,6 +56,13 @@ pub enum Token<'s> {
     KwEntry,
     #[token("ROOT")]
     KwRoot,
+    /// The stack-frame table keywords: `FileNames`, `FunctionNames`, `FileLocations`,
+    /// `StackFrames`.
+    #[token("FileNames", |lex| lex.slice())]
+    #[token("FunctionNames", |lex| lex.slice())]
+    #[token("FileLocations", |lex| lex.slice())]
+    #[token("StackFrames", |lex| lex.slice())]
+    KwTable(&'s str),
 
     /// `%name`; the value excludes the `%`.
     #[regex(r"%[A-Za-z_][A-Za-z0-9_.\-]*", |lex| &lex.slice()[1..])]
@@ -77,6 +84,13 @@ pub enum Token<'s> {
     Float(&'s str),
     #[token("-inf")]
     NegInf,
+    /// `[2,3]`: a bracketed list of plain integers with nothing else inside, as one token.
+    /// Array dims are most of the tokens of real modules; one token each keeps parsing fast.
+    #[regex(r"\[([0-9]+(,[0-9]+)*)?\]", |lex| lex.slice())]
+    IntBracket(&'s str),
+    /// `{1,0}`: a braced list of plain integers, as one token (layouts, `dimensions=`).
+    #[regex(r"\{([0-9]+(,[0-9]+)*)?\}", |lex| lex.slice())]
+    IntBrace(&'s str),
     /// A quoted string with its quotes; escapes are resolved where the value is used.
     #[regex(r#""([^"\\]|\\[\s\S])*""#, |lex| lex.slice())]
     #[regex(r#"'([^'\\]|\\[\s\S])*'"#, |lex| lex.slice())]
@@ -93,6 +107,25 @@ pub enum Token<'s> {
 
     /// Bytes no token matches. Kept as a token so that parsing can go on past them.
     Error,
+
+    // The tokens below come from the lexer adapter (`super::lexer`), never from logos: they
+    // are words and braces told apart by what follows them, which keeps the grammar LR(1).
+    /// `%name` followed by `=`: the name an instruction defines.
+    DefName(&'s str),
+    /// A bare identifier followed by `=` (with space between): the name an instruction defines.
+    DefIdent(&'s str),
+    /// An identifier followed by `(`: an opcode, a layout letter, a computation name.
+    Call(&'s str),
+    /// An identifier followed by `[`: an element type, or a word like `mesh`.
+    Indexed(&'s str),
+    /// A `{` that opens a computation body (it is followed by an instruction).
+    BodyOpen,
+    /// The `}` that closes a computation body.
+    BodyClose,
+    /// A brace-balanced blob taken verbatim: a `backend_config` or frontend attribute value.
+    Raw(&'s str),
+    /// An [`Token::IntBrace`] that is a layout: `{1,0}` after `f32[2,3]`.
+    LayoutInts(&'s str),
 }
 
 impl Token<'_> {
@@ -129,6 +162,13 @@ impl Token<'_> {
             Token::Str(s) => format!("string {s}"),
             Token::DxD(s) | Token::Pad(s) | Token::DimLabels(s) => format!("`{s}`"),
             Token::Error => "unreadable text".into(),
+            Token::KwTable(s) => format!("`{s}`"),
+            Token::DefName(s) => format!("name `%{s}`"),
+            Token::DefIdent(s) | Token::Call(s) | Token::Indexed(s) => format!("`{s}`"),
+            Token::BodyOpen => "`{`".into(),
+            Token::BodyClose => "`}`".into(),
+            Token::Raw(_) => "a `{...}` blob".into(),
+            Token::IntBracket(s) | Token::IntBrace(s) | Token::LayoutInts(s) => format!("`{s}`"),
         }
     }
 }

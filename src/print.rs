@@ -1,0 +1,933 @@
+//! The canonical printer: syntax tree to HLO text with XLA's spacing and order
+//! (hlo-grammar.md §2, §3.5, §4, §6 and Appendix B).
+//!
+//! Shapes are lowered to `crate::ir` and printed by its `Display`, so arrays without a layout
+//! get the default one, as XLA's parser gives them. Everything else is printed from the tree:
+//! names keep their `%` or lack of it, numbers and strings keep their text, unknown attributes
+//! and opcodes are kept. Attributes are put in XLA's print order; an attribute the order
+//! tables do not know stays right after the one it followed. Printing the output again gives
+//! the same text.
+
+use std::fmt::Write;
+
+use crate::ir;
+use crate::lower::{lower_shape, LowerError};
+use crate::syntax::ast::{
+    self, Attribute, Computation, Delimiter, Instruction, List, Module, Name, Operand, Term,
+    WordKind,
+};
+
+/// Prints a module. Fails with every shape that does not lower.
+pub fn print_module(module: &Module<'_>) -> Result<String, Vec<LowerError>> {
+    let mut printer = Printer {
+        out: String::new(),
+        errors: Vec::new(),
+    };
+    printer.module(module);
+    if printer.errors.is_empty() {
+        Ok(printer.out)
+    } else {
+        Err(printer.errors)
+    }
+}
+
+/// How the lists of an attribute value are spaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// Numbers joined by `,`, everything else by `, `.
+    Default,
+    /// Everything joined by `,`: `frontend_attributes={a="1",b="2"}`.
+    Tight,
+    /// Fields joined by a space: `metadata={op_type="x" op_name="y"}`.
+    Spaced,
+    /// Literals: `{ { 1, 2 }, { 3, 4 } }`.
+    Literal,
+    /// Spaces inside the outer braces: `input_output_alias={ {0}: (0, {}, may-alias) }`.
+    Padded,
+    /// Like the default; a tuple sharding gets index comments: `{{replicated}, ..., /*index=5*/{manual}}`.
+    Sharding,
+}
+
+fn style_for(name: &str, parent: Style) -> Style {
+    match name {
+        "metadata" | "window" => Style::Spaced,
+        "frontend_attributes"
+        | "statistics"
+        | "result_accuracy"
+        | "operand_precision"
+        | "replica_groups"
+        | "device_ids"
+        | "source_target_pairs"
+        | "parameter_replication"
+        | "allow_spmd_sharding_propagation_to_parameters"
+        | "allow_spmd_sharding_propagation_to_output" => Style::Tight,
+        "literal" => Style::Literal,
+        "input_output_alias" | "buffer_donor" => Style::Padded,
+        "sharding" => Style::Sharding,
+        _ if parent == Style::Tight => Style::Tight,
+        _ => Style::Default,
+    }
+}
+
+/// Header keys in `HloModule::Print` order.
+const HEADER_ORDER: &[&str] = &[
+    "is_scheduled",
+    "input_output_alias",
+    "buffer_donor",
+    "alias_passthrough_params",
+    "entry_computation_layout",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output",
+    "replica_count",
+    "num_partitions",
+    "frontend_attributes",
+    "origin_recovery_table",
+    "debug_attributes",
+];
+
+/// `metadata={...}` fields in print order (§4.7).
+const METADATA_ORDER: &[&str] = &[
+    "op_type",
+    "op_name",
+    "source_file",
+    "source_line",
+    "source_end_line",
+    "source_column",
+    "source_end_column",
+    "profile_type",
+    "deduplicated_name",
+    "scheduling_name",
+    "stack_frame_id",
+    "metadata_payload",
+];
+
+/// `window={...}` fields in print order (§4.2).
+const WINDOW_ORDER: &[&str] = &[
+    "size",
+    "stride",
+    "pad",
+    "lhs_dilate",
+    "rhs_dilate",
+    "rhs_reversal",
+];
+
+/// Called computations, printed after the opcode's own attributes (§4.9 step 2).
+const CALLED_ORDER: &[&str] = &[
+    "condition",
+    "body",
+    "select",
+    "scatter",
+    "true_computation",
+    "false_computation",
+    "branch_computations",
+    "to_apply",
+    "is_composite",
+    "called_computations",
+    "calls",
+];
+
+/// Attributes any instruction may carry, printed last in this order (§4.9).
+const GENERIC_ORDER: &[&str] = &[
+    "sharding",
+    "frontend_attributes",
+    "control-predecessors",
+    "statistics",
+    "result_accuracy",
+    "origin",
+    "metadata",
+    "backend_config",
+];
+
+/// Opcode-specific attributes in print order (Appendix B).
+fn opcode_order(opcode: &str) -> &'static [&'static str] {
+    match opcode {
+        "all-reduce" | "all-reduce-start" | "collective-reduce" => &[
+            "channel_id",
+            "replica_groups",
+            "constrain_layout",
+            "use_global_device_ids",
+            "has_dynamic_root",
+        ],
+        "all-gather" | "all-gather-start" => &[
+            "channel_id",
+            "replica_groups",
+            "constrain_layout",
+            "dimensions",
+            "use_global_device_ids",
+        ],
+        "reduce-scatter" => &[
+            "channel_id",
+            "replica_groups",
+            "constrain_layout",
+            "use_global_device_ids",
+            "dimensions",
+        ],
+        "all-to-all" | "ragged-all-to-all" => &[
+            "channel_id",
+            "replica_groups",
+            "constrain_layout",
+            "dimensions",
+        ],
+        "collective-broadcast" => &["channel_id", "replica_groups", "has_dynamic_root"],
+        "collective-permute" | "collective-permute-start" => {
+            &["channel_id", "source_target_pairs", "slice_sizes"]
+        }
+        "send" | "recv" | "send-done" | "recv-done" => &["channel_id", "is_host_transfer"],
+        "convolution" => &[
+            "window",
+            "dim_labels",
+            "feature_group_count",
+            "batch_group_count",
+            "convolution_kind",
+            "operand_precision",
+            "sparsity_config",
+            "block_scaling_config",
+        ],
+        "dot" | "scaled-dot" => &[
+            "lhs_batch_dims",
+            "lhs_contracting_dims",
+            "rhs_batch_dims",
+            "rhs_contracting_dims",
+            "operand_precision",
+            "algorithm",
+            "sparsity_config",
+            "block_scaling_config",
+        ],
+        "ragged-dot" => &[
+            "lhs_batch_dims",
+            "lhs_contracting_dims",
+            "rhs_batch_dims",
+            "rhs_contracting_dims",
+            "lhs_ragged_dims",
+            "rhs_group_dims",
+            "operand_precision",
+        ],
+        "custom-call" => &[
+            "window",
+            "dim_labels",
+            "feature_group_count",
+            "batch_group_count",
+            "operand_precision",
+            "padding_type",
+            "custom_call_target",
+            "operand_layout_constraints",
+            "custom_call_has_side_effect",
+            "literal",
+            "output_to_operand_aliasing",
+            "schedule",
+            "api_version",
+        ],
+        "fusion" => &["kind", "output_to_operand_aliasing"],
+        "async-start" => &["async_execution_thread", "output_to_operand_aliasing"],
+        "gather" => &[
+            "offset_dims",
+            "collapsed_slice_dims",
+            "start_index_map",
+            "operand_batching_dims",
+            "start_indices_batching_dims",
+            "index_vector_dim",
+            "slice_sizes",
+            "indices_are_sorted",
+        ],
+        "scatter" => &[
+            "update_window_dims",
+            "inserted_window_dims",
+            "scatter_dims_to_operand_dims",
+            "input_batching_dims",
+            "scatter_indices_batching_dims",
+            "index_vector_dim",
+            "indices_are_sorted",
+            "unique_indices",
+        ],
+        "sort" => &["dimensions", "is_stable"],
+        "scan" => &["dimensions", "num_carries", "is_reverse", "is_associative"],
+        "topk" => &["k", "largest", "is_stable"],
+        "compare" => &["direction", "type"],
+        "triangular-solve" => &["left_side", "lower", "unit_diagonal", "transpose_a"],
+        "batch-norm-training" | "batch-norm-inference" | "batch-norm-grad" => {
+            &["epsilon", "feature_index"]
+        }
+        "reduce-precision" => &["exponent_bits", "mantissa_bits"],
+        "fft" => &["fft_type", "fft_length"],
+        "outfeed" => &["outfeed_shape", "outfeed_config"],
+        "reduce-window" | "select-and-scatter" => &["window"],
+        "reduce" | "map" => &["dimensions"],
+        "parameter" => &["parameter_replication"],
+        _ => &[],
+    }
+}
+
+/// The print rank of an instruction attribute, `None` if the tables do not know it.
+fn attribute_rank(opcode: &str, name: &str) -> Option<usize> {
+    let rank_in =
+        |table: &[&str], base: usize| table.iter().position(|n| *n == name).map(|i| base + i);
+    // Async sugar (`custom-call-start`) prints the thread, then the wrapped op's attributes.
+    let wrapped = ["-start", "-update", "-done"]
+        .iter()
+        .find_map(|suffix| opcode.strip_suffix(suffix))
+        .filter(|_| opcode_order(opcode).is_empty());
+    let own = match wrapped {
+        Some(_) if name == "async_execution_thread" => Some(0),
+        Some(wrapped) => rank_in(opcode_order(wrapped), 1),
+        None => rank_in(opcode_order(opcode), 1),
+    };
+    own.or_else(|| rank_in(CALLED_ORDER, 100))
+        .or_else(|| rank_in(GENERIC_ORDER, 200))
+}
+
+/// Sorts items by rank; an item without a rank keeps the rank of the one before it, so it
+/// travels with it. The sort is stable, so equal ranks keep their order.
+fn in_print_order<T>(items: &[T], rank: impl Fn(&T) -> Option<usize>) -> Vec<&T> {
+    let mut keyed: Vec<(usize, &T)> = Vec::with_capacity(items.len());
+    let mut previous = 0;
+    for item in items {
+        let key = rank(item).unwrap_or(previous);
+        previous = key;
+        keyed.push((key, item));
+    }
+    keyed.sort_by_key(|(key, _)| *key);
+    keyed.into_iter().map(|(_, item)| item).collect()
+}
+
+struct Printer {
+    out: String,
+    errors: Vec<LowerError>,
+}
+
+impl Printer {
+    fn module(&mut self, module: &Module<'_>) {
+        if let Some(header) = &module.header {
+            self.out.push_str("HloModule ");
+            self.out.push_str(header.name.text);
+            let rank = |a: &Attribute<'_>| HEADER_ORDER.iter().position(|n| *n == a.name.text);
+            for attribute in in_print_order(&header.attributes, rank) {
+                self.out.push_str(", ");
+                self.attribute(attribute, 0);
+            }
+            self.out.push_str("\n\n");
+        }
+        for table in &module.tables {
+            self.out.push_str(table.keyword.text);
+            self.out.push('\n');
+            for row in &table.rows {
+                self.out.push_str(row.id.text);
+                self.out.push(' ');
+                self.term_seq(std::slice::from_ref(&row.value), Style::Default, 0);
+                self.out.push('\n');
+            }
+            self.out.push('\n');
+        }
+        if !module.tables.is_empty() {
+            self.out.push('\n');
+        }
+        for computation in &module.computations {
+            self.computation(computation);
+            self.out.push_str("\n\n");
+        }
+        if let Some(instruction) = &module.instruction {
+            self.instruction(instruction, 0);
+            self.out.push('\n');
+        }
+    }
+
+    fn name(&mut self, name: &Name<'_>) {
+        if name.percent {
+            self.out.push('%');
+        }
+        self.out.push_str(name.text);
+    }
+
+    fn computation(&mut self, computation: &Computation<'_>) {
+        if computation.entry {
+            self.out.push_str("ENTRY ");
+        }
+        self.name(&computation.name);
+        if let Some(signature) = &computation.signature {
+            self.out.push_str(" (");
+            for (i, (name, shape)) in signature.parameters.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.out.push_str(name.text);
+                self.out.push_str(": ");
+                self.shape(shape, false);
+            }
+            self.out.push_str(") -> ");
+            self.shape(&signature.result, false);
+        }
+        self.out.push_str(" {\n");
+        self.body(&computation.instructions, 2);
+        self.out.push('}');
+        for attribute in &computation.attributes {
+            self.out.push_str(", ");
+            self.attribute(attribute, 0);
+        }
+    }
+
+    fn body(&mut self, instructions: &[Instruction<'_>], indent: usize) {
+        for instruction in instructions {
+            self.indent(indent);
+            self.instruction(instruction, indent);
+            self.out.push('\n');
+        }
+    }
+
+    fn indent(&mut self, indent: usize) {
+        self.out.extend(std::iter::repeat_n(' ', indent));
+    }
+
+    fn instruction(&mut self, instruction: &Instruction<'_>, indent: usize) {
+        if instruction.root {
+            self.out.push_str("ROOT ");
+        }
+        self.name(&instruction.name);
+        self.out.push_str(" = ");
+        if let Some(shape) = &instruction.shape {
+            self.shape(shape, true);
+            self.out.push(' ');
+        }
+        self.out.push_str(instruction.opcode.text);
+        // Index comments mark every fifth operand in the `%` styles, not in the short one.
+        self.operands(&instruction.operands, instruction.name.percent, indent);
+        let opcode = instruction.opcode.text;
+        let ordered = in_print_order(&instruction.attributes, |a| {
+            attribute_rank(opcode, a.name.text)
+        });
+        for attribute in ordered {
+            self.out.push_str(", ");
+            self.attribute(attribute, indent);
+        }
+    }
+
+    fn operands(&mut self, operands: &[Operand<'_>], index_comments: bool, indent: usize) {
+        self.out.push('(');
+        for (i, operand) in operands.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+                if index_comments && i % 5 == 0 {
+                    let _ = write!(self.out, "/*index={i}*/");
+                }
+            }
+            match operand {
+                Operand::Ref {
+                    shape,
+                    name,
+                    indices,
+                } => {
+                    if let Some(shape) = shape {
+                        self.shape(shape, true);
+                        self.out.push(' ');
+                    }
+                    self.name(name);
+                    for index in indices {
+                        self.out.push('#');
+                        self.out.push_str(index.text);
+                    }
+                }
+                Operand::Nested {
+                    shape,
+                    opcode,
+                    operands,
+                    ..
+                } => {
+                    if let Some(shape) = shape {
+                        self.shape(shape, true);
+                        self.out.push(' ');
+                    }
+                    self.out.push_str(opcode.text);
+                    self.operands(operands, index_comments, indent);
+                }
+                Operand::Shape(shape) => self.shape(shape, true),
+                Operand::Literal(term) => self.literal(term, 0, literal_rank(term), 0),
+            }
+        }
+        self.out.push(')');
+    }
+
+    /// Lowers and prints a shape; `layouts` false drops them, as signatures print.
+    fn shape(&mut self, shape: &ast::Shape<'_>, layouts: bool) {
+        match lower_shape(shape) {
+            Ok(mut lowered) => {
+                set_layouts(&mut lowered, layouts);
+                let _ = write!(self.out, "{lowered}");
+            }
+            Err(errors) => self.errors.extend(errors),
+        }
+    }
+
+    fn attribute(&mut self, attribute: &Attribute<'_>, indent: usize) {
+        self.out.push_str(attribute.name.text);
+        self.out.push('=');
+        let style = style_for(attribute.name.text, Style::Default);
+        self.value(attribute.name.text, &attribute.value, style, indent);
+    }
+
+    /// An attribute value; a few attributes have fields in a fixed order.
+    fn value(&mut self, name: &str, terms: &[Term<'_>], style: Style, indent: usize) {
+        let order: Option<&[&str]> = match name {
+            "metadata" => Some(METADATA_ORDER),
+            "window" => Some(WINDOW_ORDER),
+            _ => None,
+        };
+        if let ([Term::List(list)], Some(order)) = (terms, order) {
+            if list.delimiter == Delimiter::Brace && list.layout.is_none() {
+                // Fields may come comma-separated or in any order; print one space-separated
+                // run in the canonical order.
+                let fields: Vec<&Term<'_>> = list
+                    .terms
+                    .iter()
+                    .filter(|t| !matches!(t, Term::Separator(_)))
+                    .collect();
+                let rank = |t: &&Term<'_>| match t {
+                    Term::Attr { name, .. } => order.iter().position(|n| *n == name.text),
+                    _ => None,
+                };
+                let fields = in_print_order(&fields, rank);
+                self.out.push('{');
+                for (i, field) in fields.into_iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(' ');
+                    }
+                    self.term(field, Style::Default, indent);
+                }
+                self.out.push('}');
+                return;
+            }
+        }
+        if let ("frontend_attributes", [Term::List(list)]) = (name, terms) {
+            let all_attrs = list.items().all(|item| matches!(item, [Term::Attr { .. }]));
+            if list.delimiter == Delimiter::Brace && all_attrs {
+                // XLA keeps frontend attributes in a sorted map.
+                let mut items: Vec<&[Term<'_>]> = list.items().collect();
+                items.sort_by_key(|item| match item {
+                    [Term::Attr { name, .. }] => name.text,
+                    _ => "",
+                });
+                self.out.push('{');
+                for (i, item) in items.into_iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.term_seq(item, Style::Tight, indent);
+                }
+                self.out.push('}');
+                return;
+            }
+        }
+        self.term_seq(terms, style, indent);
+    }
+
+    /// Juxtaposed terms, with a space between them unless XLA glues them.
+    fn term_seq(&mut self, terms: &[Term<'_>], style: Style, indent: usize) {
+        let mut i = 0;
+        let mut after_shape = false;
+        while i < terms.len() {
+            if i > 0 {
+                let glued = if after_shape {
+                    matches!(terms[i], Term::Word(_, WordKind::Punct))
+                } else {
+                    glued(
+                        terms.get(i.wrapping_sub(2)),
+                        &terms[i - 1],
+                        &terms[i],
+                        terms.get(i + 1),
+                    )
+                };
+                if !glued {
+                    self.out.push(' ');
+                }
+            }
+            // An element type and its dims: a shape, printed through the model.
+            if let (Some(Term::Word(word, WordKind::Ident)), Some(Term::List(list))) =
+                (terms.get(i), terms.get(i + 1))
+            {
+                if let Some(shape) = shape_of(word, list) {
+                    self.shape(&shape, true);
+                    after_shape = true;
+                    i += 2;
+                    continue;
+                }
+            }
+            after_shape = false;
+            match (&terms[i], style) {
+                (term @ Term::List(_), Style::Literal) => {
+                    self.literal(term, 0, literal_rank(term), 0)
+                }
+                (term, _) => self.term(term, style, indent),
+            }
+            i += 1;
+        }
+    }
+
+    fn term(&mut self, term: &Term<'_>, style: Style, indent: usize) {
+        match term {
+            Term::Word(word, kind) => match kind {
+                WordKind::Name => {
+                    self.out.push('%');
+                    self.out.push_str(word.text);
+                }
+                WordKind::NameColon => {
+                    self.out.push_str(word.text);
+                    self.out.push(':');
+                }
+                _ => self.out.push_str(word.text),
+            },
+            Term::Attr { name, value } => {
+                self.out.push_str(name.text);
+                self.out.push('=');
+                let style = style_for(name.text, style);
+                self.value(name.text, std::slice::from_ref(value), style, indent);
+            }
+            Term::List(list) => self.list(list, style, indent),
+            // Lists print their separators themselves.
+            Term::Separator(_) => self.out.push(','),
+            Term::Body(instructions, _) => {
+                self.out.push_str("{\n");
+                self.body(instructions, indent + 2);
+                self.indent(indent);
+                self.out.push('}');
+            }
+        }
+    }
+
+    fn list(&mut self, list: &List<'_>, style: Style, indent: usize) {
+        let (open, close) = match list.delimiter {
+            Delimiter::Brace => ('{', '}'),
+            Delimiter::Paren => ('(', ')'),
+            Delimiter::Bracket => ('[', ']'),
+        };
+        let padded = style == Style::Padded && !list.terms.is_empty();
+        // Inside, tight lists stay tight; the rest falls back to the default.
+        let inner = match style {
+            Style::Tight => Style::Tight,
+            _ => Style::Default,
+        };
+        let index_comments = match (list.delimiter, style) {
+            (Delimiter::Paren, _) => list.items().all(is_shape_like),
+            (Delimiter::Brace, Style::Sharding) => list
+                .items()
+                .all(|item| matches!(item, [Term::List(l)] if l.delimiter == Delimiter::Brace)),
+            _ => false,
+        };
+        self.out.push(open);
+        if padded {
+            self.out.push(' ');
+        }
+        let mut previous: &[Term<'_>] = &[];
+        for (i, item) in list.items().enumerate() {
+            if i > 0 {
+                let tight = match style {
+                    Style::Tight => true,
+                    Style::Spaced => {
+                        self.out.push(' ');
+                        false
+                    }
+                    Style::Padded => false,
+                    Style::Literal => false,
+                    Style::Default | Style::Sharding => default_tight(list, previous, item),
+                };
+                if style != Style::Spaced {
+                    self.out.push_str(if tight { "," } else { ", " });
+                }
+                if index_comments && i % 5 == 0 {
+                    let _ = write!(self.out, "/*index={i}*/");
+                }
+            }
+            self.term_seq(item, inner, indent);
+            previous = item;
+        }
+        if padded {
+            self.out.push(' ');
+        }
+        self.out.push(close);
+        if let Some(layout) = &list.layout {
+            self.generic_layout(layout);
+        }
+    }
+
+    /// A literal as XLA prints it inside an instruction (§4.6): `{1, 2}`,
+    /// `{ { 1, 2 }, { 3, 4 } }`, `{ {1}, {2} }`, `( 1, {2, 3} )`, with `/*iK=V*/` comments in
+    /// the middle dimensions of arrays of rank 4 and more. `depth` counts the braces around.
+    fn literal(&mut self, term: &Term<'_>, depth: usize, rank: usize, index: usize) {
+        let Term::List(list) = term else {
+            self.term(term, Style::Literal, 0);
+            return;
+        };
+        let holds_lists = list.terms.iter().any(|t| matches!(t, Term::List(_)));
+        let (open, close, padded) = match list.delimiter {
+            Delimiter::Brace => {
+                let holds_braces = list
+                    .terms
+                    .iter()
+                    .any(|t| matches!(t, Term::List(l) if l.delimiter == Delimiter::Brace));
+                (
+                    '{',
+                    '}',
+                    holds_braces || (depth > 0 && list.item_count() > 1),
+                )
+            }
+            // A tuple `( 1, {2, 3} )`, or a complex number `(1, 2)`.
+            Delimiter::Paren => ('(', ')', holds_lists),
+            Delimiter::Bracket => {
+                self.term(term, Style::Literal, 0);
+                return;
+            }
+        };
+        let brace = list.delimiter == Delimiter::Brace;
+        self.out.push(open);
+        if padded {
+            self.out.push(' ');
+        }
+        if brace && rank >= 4 && depth > 0 && depth + 1 < rank {
+            let _ = write!(self.out, "/*i{}={index}*/ ", depth - 1);
+        }
+        for (i, item) in list.items().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            match item {
+                [element] if brace => self.literal(element, depth + 1, rank, i),
+                // Tuple elements may be shape and literal: `( s32[2]{0} {1, 2}, ... )`.
+                _ => self.term_seq(item, Style::Literal, 0),
+            }
+        }
+        if padded {
+            self.out.push(' ');
+        }
+        self.out.push(close);
+    }
+
+    /// A layout after a bracket that is not an element type's dims, such as `mesh[2]{0}`:
+    /// kept as written, since it has no meaning to lower.
+    fn generic_layout(&mut self, layout: &ast::Layout<'_>) {
+        self.out.push('{');
+        for (i, word) in layout.minor_to_major.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.out.push_str(word.text);
+        }
+        if !layout.items.is_empty() {
+            self.out.push(':');
+        }
+        for item in &layout.items {
+            self.out.push_str(item.name.text);
+            for group in &item.groups {
+                self.out.push('(');
+                for (i, arg) in group.args.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    match arg {
+                        ast::LayoutArg::Int(word) => self.out.push_str(word.text),
+                        ast::LayoutArg::Star(_) => self.out.push('*'),
+                        ast::LayoutArg::Word { word, flags } => {
+                            self.out.push_str(word.text);
+                            flags.iter().for_each(|f| self.out.push_str(f.text));
+                        }
+                        ast::LayoutArg::Labeled { label, value } => {
+                            let _ = write!(self.out, "{}:{}", label.text, value.text);
+                        }
+                        ast::LayoutArg::Shape(shape) => self.shape(shape, true),
+                    }
+                }
+                self.out.push(')');
+            }
+        }
+        self.out.push('}');
+    }
+}
+
+/// Gives every array the default layout if it has none (`layouts`), or drops all layouts.
+fn set_layouts(shape: &mut ir::Shape, layouts: bool) {
+    match shape {
+        ir::Shape::Array(array) => {
+            if !layouts {
+                array.layout = None;
+            } else if array.layout.is_none() {
+                array.layout = Some(ir::Layout::descending(array.rank()));
+            }
+        }
+        ir::Shape::Tuple(elements) => elements.iter_mut().for_each(|e| set_layouts(e, layouts)),
+        ir::Shape::Token | ir::Shape::Opaque => {}
+    }
+}
+
+/// `f32` followed by `[2,<=3,?]` (and a layout) in an attribute value, as a shape tree.
+fn shape_of<'s>(element_type: &ast::Word<'s>, list: &List<'s>) -> Option<ast::Shape<'s>> {
+    if list.delimiter != Delimiter::Bracket
+        || ir::PrimitiveType::from_name(element_type.text).is_none()
+    {
+        return None;
+    }
+    let mut dims = Vec::with_capacity(list.item_count());
+    for item in list.items() {
+        let dim = match item {
+            [Term::Word(size, WordKind::Int)] => ast::Dim {
+                kind: ast::DimKind::Static,
+                size: Some(*size),
+                span: size.span,
+            },
+            [Term::Word(leq, WordKind::Punct), Term::Word(size, WordKind::Int)]
+                if leq.text == "<=" =>
+            {
+                ast::Dim {
+                    kind: ast::DimKind::Bounded,
+                    size: Some(*size),
+                    span: ast::Span::new(leq.span.start, size.span.end),
+                }
+            }
+            [Term::Word(question, WordKind::Punct)] if question.text == "?" => ast::Dim {
+                kind: ast::DimKind::Unbounded,
+                size: None,
+                span: question.span,
+            },
+            _ => return None,
+        };
+        dims.push(dim);
+    }
+    Some(ast::Shape::Array {
+        element_type: *element_type,
+        dims,
+        layout: list.layout.clone(),
+        span: ast::Span::new(element_type.span.start, list.span.end),
+    })
+}
+
+/// An item that prints as a shape: `f32[2]{0}` or a tuple of them.
+fn is_shape_like(item: &[Term<'_>]) -> bool {
+    match item {
+        [Term::Word(word, WordKind::Ident), Term::List(list)] => shape_of(word, list).is_some(),
+        [Term::List(list)] => list.delimiter == Delimiter::Paren && list.items().all(is_shape_like),
+        _ => false,
+    }
+}
+
+fn is_number(term: &Term<'_>) -> bool {
+    match term {
+        Term::Word(_, WordKind::Int | WordKind::Float | WordKind::NegInf) => true,
+        Term::Word(word, WordKind::Ident) => matches!(word.text, "true" | "false" | "inf"),
+        _ => false,
+    }
+}
+
+/// A number, or braces holding only such: `{0,1}` in `{{0,1},{2,3}}`.
+fn is_numeric(term: &Term<'_>) -> bool {
+    match term {
+        Term::List(list) => {
+            list.delimiter == Delimiter::Brace
+                && list
+                    .items()
+                    .all(|item| matches!(item, [t] if is_numeric(t)))
+        }
+        other => is_number(other),
+    }
+}
+
+/// Whether two items of a default-style list are joined by `,` rather than `, `: numbers
+/// and number lists are (`{1,0}`, `{{0,1},{2,3}}`, `devices=[2,2]0,1,2,3`), anything with
+/// names, strings or shapes is not.
+fn default_tight(list: &List<'_>, previous: &[Term<'_>], next: &[Term<'_>]) -> bool {
+    match list.delimiter {
+        Delimiter::Brace => {
+            let tail = match previous.last() {
+                Some(Term::Attr { value, .. }) => Some(&**value),
+                other => other,
+            };
+            tail.is_some_and(is_numeric) && next.first().is_some_and(is_numeric)
+        }
+        Delimiter::Paren => list.items().all(|item| matches!(item, [t] if is_number(t))),
+        // `[2,4]`, `['a'=2,'b'=4]`, but `[{'a'}, {'b'}]`.
+        Delimiter::Bracket => !list.terms.iter().any(|t| {
+            matches!(t, Term::List(_))
+                || matches!(t, Term::Attr { value, .. } if matches!(**value, Term::List(_)))
+        }),
+    }
+}
+
+/// The rank of an array literal: how deep its braces nest along the first elements.
+fn literal_rank(term: &Term<'_>) -> usize {
+    let mut rank = 0;
+    let mut current = term;
+    while let Term::List(list) = current {
+        if list.delimiter != Delimiter::Brace {
+            break;
+        }
+        rank += 1;
+        match list.terms.first() {
+            Some(first) => current = first,
+            None => break,
+        }
+    }
+    rank
+}
+
+/// Whether XLA writes two juxtaposed terms without a space: `[2,2]<=[4]`, `T(1,0)`,
+/// `'b':(2)2`, `->`, but `maximal device=0`, `[8] last_tile_dim_replicate`, `{0}: (1, {})`.
+fn glued(
+    before: Option<&Term<'_>>,
+    previous: &Term<'_>,
+    next: &Term<'_>,
+    after: Option<&Term<'_>>,
+) -> bool {
+    let punct =
+        |t: &Term<'_>, text: &str| matches!(t, Term::Word(w, WordKind::Punct) if w.text == text);
+    let list = |t: &Term<'_>, d: Delimiter| matches!(t, Term::List(l) if l.delimiter == d);
+    // `devices=[2,2]0,1`: what follows an attribute glues to its value.
+    let previous = match previous {
+        Term::Attr { value, .. } => &**value,
+        other => other,
+    };
+    if punct(previous, ":") {
+        // Aliasing pairs `{0}: (1, {})` have a space after the colon; sub-axes `'b':(2)2`
+        // and slices `0:2` do not.
+        return !before.is_some_and(|b| list(b, Delimiter::Brace));
+    }
+    match (previous, next) {
+        (_, Term::Word(_, WordKind::Punct)) => true,
+        (Term::Word(_, WordKind::Punct), _) => true,
+        (Term::Word(_, WordKind::NameColon), _) => true,
+        (Term::Word(_, WordKind::Ident), Term::List(l)) => l.delimiter != Delimiter::Brace,
+        (Term::List(l), Term::Word(_, WordKind::Int | WordKind::Float)) => {
+            l.delimiter != Delimiter::Brace
+        }
+        // `<=[8]T(1,0)`: a word that opens a paren group glues to the bracket before it.
+        (Term::List(l), Term::Word(_, WordKind::Ident)) => {
+            l.delimiter == Delimiter::Bracket && after.is_some_and(|a| list(a, Delimiter::Paren))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(text: &str) -> String {
+        let module = crate::syntax::parse_module(text).unwrap();
+        print_module(&module).unwrap()
+    }
+
+    #[test]
+    fn attribute_values_are_spaced_as_xla_prints_them() {
+        // `slice` and `replica_groups` mean nothing on a custom-call, so each stays after the
+        // attribute it followed.
+        let text = "ENTRY e {\n  ROOT %a = f32[2] custom-call(), sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), custom_call_target=\"f\", window={pad=0_0 size=3}, metadata={source_line=1, op_name=\"n\"}, frontend_attributes={b=\"1\",a={x}}, backend_config={\"k\": 1}, output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}\n}\n";
+        assert_eq!(
+            fmt(text),
+            "ENTRY e {\n  ROOT %a = f32[2]{0} custom-call(), window={size=3 pad=0_0}, custom_call_target=\"f\", output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}, sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), frontend_attributes={a={x},b=\"1\"}, metadata={op_name=\"n\" source_line=1}, backend_config={\"k\": 1}\n}\n\n"
+        );
+    }
+
+    #[test]
+    fn unknown_attributes_travel_with_the_one_before() {
+        assert_eq!(
+            in_print_order(&["b", "x", "a"], |n| match *n {
+                "a" => Some(0),
+                "b" => Some(1),
+                _ => None,
+            }),
+            vec![&"a", &"b", &"x"]
+        );
+    }
+}

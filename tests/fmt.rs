@@ -1,0 +1,169 @@
+//! `fmt` and diagnostics on small inputs in `tests/inputs/`: outputs and rendered errors are
+//! snapshotted (in `snapshots/`), and hostile inputs must give errors, never a panic or a hang.
+
+mod common;
+
+use proptest::prelude::*;
+
+#[test]
+fn fmt_snapshots_and_fixed_point() {
+    common::settings().bind(|| {
+        insta::glob!("inputs/fmt/*.hlo", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let once = hlo_layout::format_module(&text).unwrap_or_else(|errors| {
+                panic!(
+                    "{}:\n{}",
+                    path.display(),
+                    common::render("input", &text, errors)
+                )
+            });
+            assert_eq!(hlo_layout::format_module(&once).as_ref(), Ok(&once));
+            insta::assert_snapshot!(once);
+        });
+    });
+}
+
+#[test]
+fn diagnostics_snapshots() {
+    common::settings().bind(|| {
+        insta::glob!("inputs/bad/*.hlo", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("input");
+            let errors = hlo_layout::format_module(&text).expect_err("a bad input was accepted");
+            insta::assert_snapshot!(common::render(name, &text, errors));
+        });
+    });
+}
+
+#[test]
+fn every_syntax_error_in_a_file_is_reported() {
+    let text = include_str!("inputs/bad/three_errors.hlo");
+    let errors = hlo_layout::format_module(text).unwrap_err();
+    let lines: Vec<usize> = errors
+        .iter()
+        .map(|e| match e {
+            hlo_layout::Error::Syntax(s) => text[..s.span().start].matches('\n').count() + 1,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(lines, vec![6, 12, 14]);
+}
+
+#[test]
+fn split_input_file_parts() {
+    let text = "// header comment\nENTRY a {\n  ROOT x = f32[] constant(1)\n}\n// -----\n\n// -----\nENTRY b {\n  ROOT y = f32[] constant(2)\n}\n";
+    let parts = hlo_layout::syntax::split_modules(text);
+    assert_eq!(parts.len(), 2, "the empty middle part is dropped");
+    let second = hlo_layout::format_module_range(text, parts[1].clone()).unwrap();
+    assert_eq!(second, "ENTRY b {\n  ROOT y = f32[] constant(2)\n}\n\n");
+    // Spans point into the whole file.
+    let bad = "ENTRY a {\n  ROOT x = f32[] constant(1)\n}\n// -----\nENTRY b {\n  ROOT y = f32[] constant(2\n}\n";
+    let parts = hlo_layout::syntax::split_modules(bad);
+    let errors = hlo_layout::syntax::parse_module_range(bad, parts[1].clone()).unwrap_err();
+    assert_eq!(&bad[errors[0].span().range()], "}");
+    assert!(errors[0].span().start > parts[1].start);
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    for (open, close) in [("(", ")"), ("{", "}"), ("[", "]")] {
+        let text = format!(
+            "ENTRY e {{\n  ROOT c = f32[] constant({}1{})\n}}\n",
+            open.repeat(100_000),
+            close.repeat(100_000)
+        );
+        let errors = hlo_layout::format_module(&text).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.to_string().contains("nested too deeply")),
+            "{open}: {errors:?}"
+        );
+    }
+    // Deep but within the limit: accepted, and printed back.
+    let text = format!(
+        "ENTRY e {{\n  ROOT c = f32[] custom-call(), custom_call_target=\"x\", foo={}1{}\n}}\n",
+        "{".repeat(200),
+        "}".repeat(200)
+    );
+    assert!(hlo_layout::format_module(&text).is_ok());
+}
+
+#[test]
+fn long_runs_of_errors_stay_linear() {
+    // One bad line repeated: every line is reported, in a time that grows with the input.
+    let text = "ENTRY e {\n".to_string() + &"  x = f32[] add(a b)\n".repeat(20_000) + "}\n";
+    let start = std::time::Instant::now();
+    let errors = hlo_layout::format_module(&text).unwrap_err();
+    assert_eq!(errors.len(), 20_000);
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+}
+
+/// Pieces of HLO text, to build hostile inputs from.
+const PIECES: &[&str] = &[
+    "HloModule m",
+    "ENTRY",
+    "ROOT",
+    "%x",
+    "x",
+    " = ",
+    "f32[2]",
+    "{1,0}",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    "=",
+    "->",
+    "<=",
+    "...",
+    "add(",
+    "backend_config=",
+    "frontend_attributes=",
+    "metadata={op_name=\"a\"}",
+    "\"s\\\"",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "1_1x0_0",
+    "3x3",
+    "b01f_01io->b01f",
+    "-inf",
+    "nan(0x1)",
+    "#",
+    "?",
+    "@",
+    "é",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "T(8,128)",
+    "FileNames",
+    "1 {a=1}",
+    "// -----\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn no_input_panics(pieces in proptest::collection::vec(0..PIECES.len(), 0..60)) {
+        let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+        for range in hlo_layout::syntax::split_modules(&text) {
+            if let Ok(once) = hlo_layout::format_module_range(&text, range) {
+                // Whatever is accepted prints to a fixed point.
+                let twice = hlo_layout::format_module(&once);
+                prop_assert_eq!(twice.as_ref(), Ok(&once));
+            }
+        }
+    }
+
+    #[test]
+    fn no_byte_string_panics(text in "\\PC{0,200}") {
+        let _ = hlo_layout::format_module(&text);
+    }
+}
