@@ -1,7 +1,7 @@
 //! The error type of the library's text entry points: any syntax or meaning error, each a
 //! miette diagnostic with a span into the text that was parsed.
 
-use crate::lower::LowerError;
+use crate::lower::{LowerError, ModuleError};
 use crate::syntax::SyntaxError;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -12,4 +12,7 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Lower(#[from] LowerError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Module(#[from] ModuleError),
 }

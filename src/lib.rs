@@ -73,3 +73,19 @@ pub fn format_module_range(
         .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
     print::print_module(&module).map_err(|errors| errors.into_iter().map(Error::from).collect())
 }
+
+/// Parses and lowers one module to the IR graph; every error is returned, each with a span
+/// into `text`.
+pub fn parse_module(text: &str) -> Result<ir::Module, Vec<Error>> {
+    parse_module_range(text, 0..text.len())
+}
+
+/// Like [`parse_module`] for `text[range]`, one part of a `// -----` split file.
+pub fn parse_module_range(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Result<ir::Module, Vec<Error>> {
+    let tree = syntax::parse_module_range(text, range)
+        .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
+    lower::lower_module(&tree).map_err(|errors| errors.into_iter().map(Error::from).collect())
+}

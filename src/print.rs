@@ -31,6 +31,41 @@ pub fn print_module(module: &Module<'_>) -> Result<String, Vec<LowerError>> {
     }
 }
 
+/// The canonical text of an attribute's value (what `fmt` prints after `name=`), for an
+/// instruction indented by `indent` spaces (inline bodies are indented from there).
+pub(crate) fn attribute_value_text(
+    attribute: &Attribute<'_>,
+    indent: usize,
+) -> Result<String, Vec<LowerError>> {
+    let mut printer = Printer {
+        out: String::new(),
+        errors: Vec::new(),
+    };
+    let style = style_for(attribute.name.text, Style::Default);
+    printer.value(attribute.name.text, &attribute.value, style, indent);
+    printer.finish()
+}
+
+/// The canonical text of a constant's literal, as `fmt` prints it between the parentheses.
+pub(crate) fn literal_text(term: &Term<'_>) -> Result<String, Vec<LowerError>> {
+    let mut printer = Printer {
+        out: String::new(),
+        errors: Vec::new(),
+    };
+    printer.literal(term, 0, literal_rank(term), 0);
+    printer.finish()
+}
+
+/// The `FileNames` ... `StackFrames` tables as `fmt` prints them, blank lines included.
+pub(crate) fn tables_text(tables: &[ast::Table<'_>]) -> Result<String, Vec<LowerError>> {
+    let mut printer = Printer {
+        out: String::new(),
+        errors: Vec::new(),
+    };
+    printer.tables(tables);
+    printer.finish()
+}
+
 /// How the lists of an attribute value are spaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Style {
@@ -70,7 +105,7 @@ fn style_for(name: &str, parent: Style) -> Style {
 }
 
 /// Header keys in `HloModule::Print` order.
-const HEADER_ORDER: &[&str] = &[
+pub(crate) const HEADER_ORDER: &[&str] = &[
     "is_scheduled",
     "input_output_alias",
     "buffer_donor",
@@ -258,7 +293,7 @@ fn opcode_order(opcode: &str) -> &'static [&'static str] {
 }
 
 /// The print rank of an instruction attribute, `None` if the tables do not know it.
-fn attribute_rank(opcode: &str, name: &str) -> Option<usize> {
+pub(crate) fn attribute_rank(opcode: &str, name: &str) -> Option<usize> {
     let rank_in =
         |table: &[&str], base: usize| table.iter().position(|n| *n == name).map(|i| base + i);
     // Async sugar (`custom-call-start`) prints the thread, then the wrapped op's attributes.
@@ -277,7 +312,7 @@ fn attribute_rank(opcode: &str, name: &str) -> Option<usize> {
 
 /// Sorts items by rank; an item without a rank keeps the rank of the one before it, so it
 /// travels with it. The sort is stable, so equal ranks keep their order.
-fn in_print_order<T>(items: &[T], rank: impl Fn(&T) -> Option<usize>) -> Vec<&T> {
+pub(crate) fn in_print_order<T>(items: &[T], rank: impl Fn(&T) -> Option<usize>) -> Vec<&T> {
     let mut keyed: Vec<(usize, &T)> = Vec::with_capacity(items.len());
     let mut previous = 0;
     for item in items {
@@ -295,6 +330,31 @@ struct Printer {
 }
 
 impl Printer {
+    fn finish(self) -> Result<String, Vec<LowerError>> {
+        if self.errors.is_empty() {
+            Ok(self.out)
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    fn tables(&mut self, tables: &[ast::Table<'_>]) {
+        for table in tables {
+            self.out.push_str(table.keyword.text);
+            self.out.push('\n');
+            for row in &table.rows {
+                self.out.push_str(row.id.text);
+                self.out.push(' ');
+                self.term_seq(std::slice::from_ref(&row.value), Style::Default, 0);
+                self.out.push('\n');
+            }
+            self.out.push('\n');
+        }
+        if !tables.is_empty() {
+            self.out.push('\n');
+        }
+    }
+
     fn module(&mut self, module: &Module<'_>) {
         if let Some(header) = &module.header {
             self.out.push_str("HloModule ");
@@ -306,20 +366,7 @@ impl Printer {
             }
             self.out.push_str("\n\n");
         }
-        for table in &module.tables {
-            self.out.push_str(table.keyword.text);
-            self.out.push('\n');
-            for row in &table.rows {
-                self.out.push_str(row.id.text);
-                self.out.push(' ');
-                self.term_seq(std::slice::from_ref(&row.value), Style::Default, 0);
-                self.out.push('\n');
-            }
-            self.out.push('\n');
-        }
-        if !module.tables.is_empty() {
-            self.out.push('\n');
-        }
+        self.tables(&module.tables);
         for computation in &module.computations {
             self.computation(computation);
             self.out.push_str("\n\n");
@@ -929,5 +976,121 @@ mod tests {
             }),
             vec![&"a", &"b", &"x"]
         );
+    }
+}
+
+/// Prints a module from the IR. An unchanged module prints exactly as [`print_module`]
+/// prints the text it was lowered from.
+pub fn print_ir_module(module: &ir::Module) -> String {
+    let mut out = String::with_capacity(64 * module.instruction_count() + 256);
+    if module.has_header {
+        out.push_str("HloModule ");
+        out.push_str(&module.name);
+        let rank = |a: &ir::module::TextAttribute| HEADER_ORDER.iter().position(|n| *n == &*a.name);
+        for attribute in in_print_order(&module.attributes, rank) {
+            let _ = write!(out, ", {}={}", attribute.name, attribute.value);
+        }
+        out.push_str("\n\n");
+    }
+    out.push_str(&module.tables);
+    for computation in &module.computations {
+        print_ir_computation(&mut out, computation, module);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+fn push_name(out: &mut String, name: &str, style: ir::module::PrintStyle) {
+    if style.percent {
+        out.push('%');
+    }
+    out.push_str(name);
+}
+
+fn without_layouts(shape: &ir::Shape) -> ir::Shape {
+    let mut shape = shape.clone();
+    set_layouts(&mut shape, false);
+    shape
+}
+
+fn print_ir_computation(out: &mut String, computation: &ir::Computation, module: &ir::Module) {
+    let style = module.style;
+    if computation.is_entry {
+        out.push_str("ENTRY ");
+    }
+    push_name(out, &computation.name, style);
+    if computation.has_signature {
+        out.push_str(" (");
+        for (i, (_, id)) in computation.parameters().into_iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let parameter = computation.instruction(id);
+            let _ = write!(out, "{}: {}", parameter.name, without_layouts(&parameter.shape));
+        }
+        out.push_str(") -> ");
+        if let Some(root) = computation.root() {
+            let _ = write!(out, "{}", without_layouts(&computation.instruction(root).shape));
+        }
+    }
+    out.push_str(" {\n");
+    let root = computation.root();
+    for &id in computation.order() {
+        out.push_str("  ");
+        if Some(id) == root {
+            out.push_str("ROOT ");
+        }
+        print_ir_instruction(out, computation, id, style);
+        out.push('\n');
+    }
+    out.push('}');
+    for attribute in &computation.attributes {
+        let _ = write!(out, ", {}={}", attribute.name, attribute.value);
+    }
+}
+
+fn print_ir_instruction(
+    out: &mut String,
+    computation: &ir::Computation,
+    id: ir::InstrId,
+    style: ir::module::PrintStyle,
+) {
+    let instruction = computation.instruction(id);
+    push_name(out, &instruction.name, style);
+    out.push_str(" = ");
+    if instruction.shape_written {
+        let _ = write!(out, "{} ", instruction.shape);
+    }
+    out.push_str(instruction.opcode.name());
+    out.push('(');
+    match &instruction.payload {
+        ir::module::Payload::Parameter(n) => {
+            let _ = write!(out, "{n}");
+        }
+        ir::module::Payload::Literal(text) => out.push_str(text),
+        ir::module::Payload::None => {}
+    }
+    for (i, operand) in computation.operands(id).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+            if style.percent && i % 5 == 0 {
+                let _ = write!(out, "/*index={i}*/");
+            }
+        }
+        let operand_instruction = computation.instruction(operand);
+        if style.operand_shapes {
+            let _ = write!(out, "{} ", operand_instruction.shape);
+        }
+        push_name(out, &operand_instruction.name, style);
+        if let Some((_, path)) = instruction.tuple_paths.iter().find(|(s, _)| *s == i as u32) {
+            for index in path {
+                let _ = write!(out, "#{index}");
+            }
+        }
+    }
+    out.push(')');
+    let opcode = instruction.opcode.name();
+    for attribute in in_print_order(&instruction.attributes, |a| attribute_rank(opcode, &a.name)) {
+        let _ = write!(out, ", {}={}", attribute.name, attribute.value);
     }
 }

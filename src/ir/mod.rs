@@ -6,6 +6,7 @@
 pub mod attrs;
 pub mod bitcast;
 pub mod layout;
+pub mod module;
 pub mod opcode;
 pub mod primitive;
 pub mod shape;
@@ -14,6 +15,7 @@ pub mod target;
 pub mod tiling;
 
 pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
+pub use module::{Computation, ComputationId, InstrId, Instruction, Module};
 pub use opcode::Opcode;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Dim, Shape};

@@ -1,6 +1,8 @@
 //! Syntax tree to the model in `crate::ir`: words get their meaning from Rust tables, and
 //! every rule the model states is checked here, with the span of the text that broke it.
 
+pub mod module;
 pub mod shape;
 
+pub use module::{lower_module, ModuleError};
 pub use shape::{lower_shape, LowerError};

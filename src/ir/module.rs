@@ -1,0 +1,536 @@
+//! Modules, computations and instructions: the graph passes work on.
+//!
+//! Each computation is a petgraph `StableDiGraph` whose edges run from an operand to its user
+//! and carry the operand slot. Operand order is the user's and always comes from the slot
+//! weights, never from petgraph's adjacency order (which is reverse insertion order).
+//! Invariant: the incoming edges of every instruction carry the slots `0..n` exactly once.
+//!
+//! Attributes are kept as their canonical text, printed by the front end when the module was
+//! read, so an unchanged module prints exactly as `fmt` prints it; typed views (dimensions,
+//! windows, dot dimension numbers...) are parsed from that text when a pass asks for them.
+
+use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
+use petgraph::visit::{EdgeRef, NodeIndexable};
+use petgraph::Direction;
+
+use super::opcode::Opcode;
+use super::shape::Shape;
+use crate::syntax::ast::Span;
+
+/// An instruction within its computation. Ids of removed instructions may be reused by
+/// later additions, so side tables must not outlive a removal.
+pub type InstrId = NodeIndex<u32>;
+
+/// A computation's index in [`Module::computations`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComputationId(pub u32);
+
+/// `name=value`, with the value as canonical text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextAttribute {
+    pub name: Box<str>,
+    pub value: Box<str>,
+}
+
+impl TextAttribute {
+    pub fn new(name: &str, value: &str) -> TextAttribute {
+        TextAttribute {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// What an instruction's parentheses hold besides operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Payload {
+    None,
+    /// `parameter(N)`.
+    Parameter(i64),
+    /// `constant(...)`: the literal's canonical text.
+    Literal(Box<str>),
+}
+
+/// How the text that was read wrote names and operands, so printing keeps its style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrintStyle {
+    /// Names are written `%name`.
+    pub percent: bool,
+    /// Operands are written with their shapes (XLA's long style).
+    pub operand_shapes: bool,
+}
+
+impl Default for PrintStyle {
+    fn default() -> PrintStyle {
+        PrintStyle {
+            percent: true,
+            operand_shapes: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub name: String,
+    pub opcode: Opcode,
+    pub shape: Shape,
+    /// False when the text left the result shape for XLA to infer.
+    pub shape_written: bool,
+    pub payload: Payload,
+    /// In text order; the printer puts them in XLA's order.
+    pub attributes: Vec<TextAttribute>,
+    /// Computations this instruction calls, resolved, in attribute order.
+    pub called: Vec<ComputationId>,
+    /// Compact tuple-element operands `%t#1#0`: operand slot and index path.
+    pub tuple_paths: Vec<(u32, Vec<i64>)>,
+    /// Where the instruction was in the source; empty for instructions passes created.
+    pub span: Span,
+}
+
+impl Instruction {
+    pub fn new(name: impl Into<String>, opcode: Opcode, shape: Shape) -> Instruction {
+        Instruction {
+            name: name.into(),
+            opcode,
+            shape,
+            shape_written: true,
+            payload: Payload::None,
+            attributes: Vec::new(),
+            called: Vec::new(),
+            tuple_paths: Vec::new(),
+            span: Span::default(),
+        }
+    }
+
+    /// The canonical text of attribute `name`, if present.
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| &*a.name == name)
+            .map(|a| &*a.value)
+    }
+
+    /// Sets (or adds) attribute `name` to `value` text.
+    pub fn set_attribute(&mut self, name: &str, value: &str) {
+        match self.attributes.iter_mut().find(|a| &*a.name == name) {
+            Some(attribute) => attribute.value = value.into(),
+            None => self.attributes.push(TextAttribute::new(name, value)),
+        }
+    }
+
+    /// The integers of a `{1,0}`-style attribute; `None` if absent or not an integer list.
+    pub fn int_list_attribute(&self, name: &str) -> Option<Vec<i64>> {
+        let text = self.attribute(name)?;
+        let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+        if inner.trim().is_empty() {
+            return Some(Vec::new());
+        }
+        inner.split(',').map(|s| s.trim().parse::<i64>().ok()).collect()
+    }
+
+    /// The integer of an `index=1`-style attribute.
+    pub fn int_attribute(&self, name: &str) -> Option<i64> {
+        self.attribute(name)?.trim().parse().ok()
+    }
+}
+
+/// One computation: a graph of instructions, their print order and the root.
+#[derive(Clone, Debug)]
+pub struct Computation {
+    pub name: String,
+    pub is_entry: bool,
+    /// The text gave a signature `(p: f32[]) -> f32[]`; printing keeps it.
+    pub has_signature: bool,
+    /// After the closing brace, e.g. `execution_thread="side"`.
+    pub attributes: Vec<TextAttribute>,
+    pub span: Span,
+    graph: StableDiGraph<Instruction, u32, u32>,
+    order: Vec<InstrId>,
+    root: Option<InstrId>,
+}
+
+/// Why a mutation was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("`{name}` still has users and cannot be removed")]
+    HasUsers { name: String },
+    #[error("the root cannot be removed; set another root first")]
+    RemovingRoot,
+    #[error("instruction has no operand slot {slot}")]
+    NoSuchSlot { slot: u32 },
+    #[error("no such instruction")]
+    NoSuchInstruction,
+}
+
+impl Computation {
+    pub fn new(name: impl Into<String>) -> Computation {
+        Computation {
+            name: name.into(),
+            is_entry: false,
+            has_signature: true,
+            attributes: Vec::new(),
+            span: Span::default(),
+            graph: StableDiGraph::default(),
+            order: Vec::new(),
+            root: None,
+        }
+    }
+
+    pub fn instruction(&self, id: InstrId) -> &Instruction {
+        &self.graph[id]
+    }
+
+    pub fn instruction_mut(&mut self, id: InstrId) -> &mut Instruction {
+        &mut self.graph[id]
+    }
+
+    pub fn get(&self, id: InstrId) -> Option<&Instruction> {
+        self.graph.node_weight(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Instructions in print order (the text's order, with additions placed before their
+    /// first user).
+    pub fn order(&self) -> &[InstrId] {
+        &self.order
+    }
+
+    pub fn root(&self) -> Option<InstrId> {
+        self.root
+    }
+
+    pub fn set_root(&mut self, id: InstrId) {
+        self.root = Some(id);
+    }
+
+    pub fn find(&self, name: &str) -> Option<InstrId> {
+        self.order
+            .iter()
+            .copied()
+            .find(|&id| self.graph[id].name == name)
+    }
+
+    /// Operands in slot order.
+    pub fn operands(&self, id: InstrId) -> Vec<InstrId> {
+        let mut edges: Vec<(u32, InstrId)> = self
+            .graph
+            .edges_directed(id, Direction::Incoming)
+            .map(|e| (*e.weight(), e.source()))
+            .collect();
+        edges.sort_unstable_by_key(|(slot, _)| *slot);
+        edges.into_iter().map(|(_, source)| source).collect()
+    }
+
+    pub fn operand_count(&self, id: InstrId) -> usize {
+        self.graph.edges_directed(id, Direction::Incoming).count()
+    }
+
+    /// Every use of `id`: the user and the operand slot, ordered by the user's print
+    /// position, then slot, so the answer is deterministic.
+    pub fn users(&self, id: InstrId) -> Vec<(InstrId, u32)> {
+        let mut uses: Vec<(InstrId, u32)> = self
+            .graph
+            .edges_directed(id, Direction::Outgoing)
+            .map(|e| (e.target(), *e.weight()))
+            .collect();
+        let position = |n: InstrId| self.order.iter().position(|&o| o == n);
+        uses.sort_by_key(|&(user, slot)| (position(user), slot));
+        uses
+    }
+
+    pub fn has_users(&self, id: InstrId) -> bool {
+        self.graph
+            .edges_directed(id, Direction::Outgoing)
+            .next()
+            .is_some()
+    }
+
+    /// A name not used in this computation, derived from `base` as XLA does (`base.1`, ...).
+    pub fn unique_name(&self, base: &str) -> String {
+        let taken = |name: &str| self.order.iter().any(|&id| self.graph[id].name == name);
+        if !taken(base) {
+            return base.to_string();
+        }
+        let stem = match base.rsplit_once('.') {
+            Some((stem, suffix)) if suffix.bytes().all(|b| b.is_ascii_digit()) => stem,
+            _ => base,
+        };
+        (1..)
+            .map(|n| format!("{stem}.{n}"))
+            .find(|candidate| !taken(candidate))
+            .unwrap_or_else(|| base.to_string())
+    }
+
+    /// Appends an instruction with its operands at the end of the print order.
+    pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
+        let id = self.graph.add_node(instruction);
+        for (slot, &operand) in operands.iter().enumerate() {
+            self.graph.add_edge(operand, id, slot as u32);
+        }
+        self.order.push(id);
+        id
+    }
+
+    /// Adds an instruction placed just before `before` in print order; its name is made
+    /// unique in this computation.
+    pub fn insert_before(
+        &mut self,
+        before: InstrId,
+        mut instruction: Instruction,
+        operands: &[InstrId],
+    ) -> InstrId {
+        instruction.name = self.unique_name(&instruction.name);
+        let id = self.graph.add_node(instruction);
+        for (slot, &operand) in operands.iter().enumerate() {
+            self.graph.add_edge(operand, id, slot as u32);
+        }
+        let position = self
+            .order
+            .iter()
+            .position(|&o| o == before)
+            .unwrap_or(self.order.len());
+        self.order.insert(position, id);
+        id
+    }
+
+    /// Adds `operand` at `slot` of `user`, for builders that wire operands after creating
+    /// instructions. Keeping slots dense is the caller's duty; the verifier checks it.
+    pub fn add_operand_edge(&mut self, operand: InstrId, user: InstrId, slot: u32) {
+        self.graph.add_edge(operand, user, slot);
+    }
+
+    /// An instruction on a cycle, if the operand graph has one.
+    pub fn find_cycle(&self) -> Option<InstrId> {
+        petgraph::algo::toposort(&self.graph, None)
+            .err()
+            .map(|cycle| cycle.node_id())
+    }
+
+    fn operand_edge(&self, user: InstrId, slot: u32) -> Option<EdgeIndex<u32>> {
+        self.graph
+            .edges_directed(user, Direction::Incoming)
+            .find(|e| *e.weight() == slot)
+            .map(|e| e.id())
+    }
+
+    /// Makes operand `slot` of `user` be `new`.
+    pub fn replace_operand(&mut self, user: InstrId, slot: u32, new: InstrId) -> Result<(), EditError> {
+        let edge = self
+            .operand_edge(user, slot)
+            .ok_or(EditError::NoSuchSlot { slot })?;
+        self.graph.remove_edge(edge);
+        self.graph.add_edge(new, user, slot);
+        Ok(())
+    }
+
+    /// Points every use of `old` at `new`, slot by slot; the root moves too.
+    pub fn replace_all_uses(&mut self, old: InstrId, new: InstrId) {
+        for (user, slot) in self.users(old) {
+            if user != new {
+                let _ = self.replace_operand(user, slot, new);
+            }
+        }
+        if self.root == Some(old) {
+            self.root = Some(new);
+        }
+    }
+
+    /// Removes an instruction that has no users and is not the root.
+    pub fn remove(&mut self, id: InstrId) -> Result<Instruction, EditError> {
+        if self.root == Some(id) {
+            return Err(EditError::RemovingRoot);
+        }
+        let instruction = self.graph.node_weight(id).ok_or(EditError::NoSuchInstruction)?;
+        if self.has_users(id) {
+            return Err(EditError::HasUsers {
+                name: instruction.name.clone(),
+            });
+        }
+        self.order.retain(|&o| o != id);
+        self.graph.remove_node(id).ok_or(EditError::NoSuchInstruction)
+    }
+
+    /// Instructions reachable from the root, operands before users (slot order), as XLA's
+    /// post-order visits them; unreachable instructions are not included.
+    pub fn post_order(&self) -> Vec<InstrId> {
+        let Some(root) = self.root else {
+            return Vec::new();
+        };
+        let mut visited = vec![false; self.graph.node_bound()];
+        let mut out = Vec::with_capacity(self.order.len());
+        // An explicit stack: modules can be deep chains, recursion could overflow.
+        let mut stack: Vec<(InstrId, bool)> = vec![(root, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                out.push(id);
+                continue;
+            }
+            if std::mem::replace(&mut visited[id.index()], true) {
+                continue;
+            }
+            stack.push((id, true));
+            for operand in self.operands(id).into_iter().rev() {
+                if !visited[operand.index()] {
+                    stack.push((operand, false));
+                }
+            }
+        }
+        out
+    }
+
+    /// Sorts the print order so that every operand comes before its users, keeping the
+    /// existing order where it already does (used after passes insert instructions).
+    pub fn restore_def_before_use(&mut self) {
+        let position: std::collections::HashMap<InstrId, usize> =
+            self.order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let mut placed = vec![false; self.graph.node_bound()];
+        let mut out = Vec::with_capacity(self.order.len());
+        for &id in &self.order.clone() {
+            let mut stack = vec![(id, false)];
+            while let Some((node, expanded)) = stack.pop() {
+                if expanded {
+                    if !std::mem::replace(&mut placed[node.index()], true) {
+                        out.push(node);
+                    }
+                    continue;
+                }
+                if placed[node.index()] {
+                    continue;
+                }
+                stack.push((node, true));
+                let mut operands = self.operands(node);
+                operands.sort_by_key(|o| std::cmp::Reverse(position.get(o).copied()));
+                for operand in operands {
+                    if !placed[operand.index()] {
+                        stack.push((operand, false));
+                    }
+                }
+            }
+        }
+        self.order = out;
+    }
+
+    /// The parameter instructions, by parameter number.
+    pub fn parameters(&self) -> Vec<(i64, InstrId)> {
+        let mut parameters: Vec<(i64, InstrId)> = self
+            .order
+            .iter()
+            .filter_map(|&id| match self.graph[id].payload {
+                Payload::Parameter(n) if self.graph[id].opcode == Opcode::Parameter => Some((n, id)),
+                _ => None,
+            })
+            .collect();
+        parameters.sort_unstable();
+        parameters
+    }
+
+    /// Direct graph access for analyses; mutation goes through the methods above.
+    pub fn graph(&self) -> &StableDiGraph<Instruction, u32, u32> {
+        &self.graph
+    }
+}
+
+/// A whole HLO module.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub name: String,
+    /// False for headerless text (`ENTRY main { ... }` alone).
+    pub has_header: bool,
+    /// Header attributes in text order, as canonical text.
+    pub attributes: Vec<TextAttribute>,
+    /// The `FileNames`... `StackFrames` tables, printed verbatim (canonical text).
+    pub tables: String,
+    /// In print order; a [`ComputationId`] indexes this.
+    pub computations: Vec<Computation>,
+    pub entry: ComputationId,
+    pub style: PrintStyle,
+}
+
+impl Module {
+    pub fn computation(&self, id: ComputationId) -> &Computation {
+        &self.computations[id.0 as usize]
+    }
+
+    pub fn computation_mut(&mut self, id: ComputationId) -> &mut Computation {
+        &mut self.computations[id.0 as usize]
+    }
+
+    pub fn entry(&self) -> &Computation {
+        self.computation(self.entry)
+    }
+
+    pub fn find_computation(&self, name: &str) -> Option<ComputationId> {
+        self.computations
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| ComputationId(i as u32))
+    }
+
+    pub fn computation_ids(&self) -> impl Iterator<Item = ComputationId> {
+        (0..self.computations.len() as u32).map(ComputationId)
+    }
+
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| &*a.name == name)
+            .map(|a| &*a.value)
+    }
+
+    pub fn set_attribute(&mut self, name: &str, value: &str) {
+        match self.attributes.iter_mut().find(|a| &*a.name == name) {
+            Some(attribute) => attribute.value = value.into(),
+            None => self.attributes.push(TextAttribute::new(name, value)),
+        }
+    }
+
+    pub fn instruction_count(&self) -> usize {
+        self.computations.iter().map(Computation::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{ArrayShape, PrimitiveType};
+
+    fn scalar() -> Shape {
+        Shape::Array(ArrayShape::new(PrimitiveType::F32, &[]))
+    }
+
+    #[test]
+    fn operands_come_from_slots_not_adjacency_order() {
+        let mut c = Computation::new("c");
+        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
+        let b = c.push(Instruction::new("b", Opcode::Parameter, scalar()), &[]);
+        let sub = c.push(Instruction::new("sub", Opcode::Subtract, scalar()), &[a, b]);
+        assert_eq!(c.operands(sub), vec![a, b]);
+        c.replace_operand(sub, 0, b).unwrap();
+        assert_eq!(c.operands(sub), vec![b, b]);
+        assert_eq!(c.users(b), vec![(sub, 0), (sub, 1)]);
+        assert!(c.replace_operand(sub, 2, a).is_err());
+    }
+
+    #[test]
+    fn removal_needs_no_users_and_names_stay_unique() {
+        let mut c = Computation::new("c");
+        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
+        let n = c.push(Instruction::new("n", Opcode::Negate, scalar()), &[a]);
+        c.set_root(n);
+        assert!(matches!(c.remove(a), Err(EditError::HasUsers { .. })));
+        assert_eq!(c.remove(n), Err(EditError::RemovingRoot));
+        let copy = c.insert_before(n, Instruction::new("a", Opcode::Copy, scalar()), &[a]);
+        assert_eq!(c.instruction(copy).name, "a.1");
+        c.replace_operand(n, 0, copy).unwrap();
+        assert_eq!(c.order(), &[a, copy, n]);
+        assert_eq!(c.post_order(), vec![a, copy, n]);
+        assert_eq!(c.unique_name("a.1"), "a.2");
+    }
+}

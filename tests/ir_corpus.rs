@@ -1,0 +1,86 @@
+//! Every module of the corpus lowers to the IR graph, and printing the unchanged IR gives
+//! exactly what `fmt` prints.
+
+mod common;
+
+use std::path::Path;
+
+/// Lowers and prints each module of a file; returns (modules, failures described).
+fn check_file(path: &Path, split: bool) -> (usize, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let parts = if split {
+        hlo_layout::syntax::split_modules(&text)
+    } else {
+        vec![0..text.len()]
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+    let mut failures = Vec::new();
+    for range in &parts {
+        let formatted = match hlo_layout::format_module_range(&text, range.clone()) {
+            Ok(formatted) => formatted,
+            // The front end's own tests cover what does not parse.
+            Err(_) => continue,
+        };
+        match hlo_layout::parse_module_range(&text, range.clone()) {
+            Ok(module) => {
+                let printed = hlo_layout::print::print_ir_module(&module);
+                if printed != formatted {
+                    let line = printed
+                        .lines()
+                        .zip(formatted.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    failures.push(format!(
+                        "{name}: IR print differs from fmt at line {}:\n  ir:  {}\n  fmt: {}",
+                        line + 1,
+                        printed.lines().nth(line).unwrap_or(""),
+                        formatted.lines().nth(line).unwrap_or("")
+                    ));
+                }
+            }
+            Err(errors) => failures.push(format!(
+                "{name}: does not lower:\n{}",
+                common::render(name, &text, errors)
+            )),
+        }
+    }
+    (parts.len(), failures)
+}
+
+fn check_folder(folder: &str, split: bool, allowed: &[&str]) {
+    let Some(dir) = common::corpus_dir(folder) else {
+        return;
+    };
+    let mut modules = 0;
+    let mut failures = Vec::new();
+    for path in common::files(&dir, "hlo") {
+        let (count, file_failures) = check_file(&path, split);
+        modules += count;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !allowed.contains(&name) {
+            failures.extend(file_failures);
+        }
+    }
+    assert!(modules > 0, "no modules in {folder}");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn jax_modules_lower_and_print_as_fmt() {
+    check_folder("jax", false, &[]);
+}
+
+#[test]
+fn large_modules_lower_and_print_as_fmt() {
+    check_folder("large", false, &[]);
+}
+
+#[test]
+fn xla_test_modules_lower_and_print_as_fmt() {
+    check_folder("xla-tests", true, &[]);
+}
+
+#[test]
+fn parser_test_modules_lower_and_print_as_fmt() {
+    check_folder("xla-parser-tests", false, &[]);
+}
