@@ -108,6 +108,7 @@ def compare(args):
 
 
 def time_xla(files, repeats):
+    total_bytes, total_seconds = 0, 0.0
     for path in files:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -118,6 +119,11 @@ def time_xla(files, repeats):
             best = min(best, time.perf_counter() - t0)
         n = len(text.encode())
         print(f"xla  {os.path.basename(path):60} {n / 1e6:7.2f} MB  {n / best / 1e6:8.1f} MB/s")
+        total_bytes += n
+        total_seconds += best
+    if total_seconds:
+        print(f"xla  total: {total_bytes / 1e6:.2f} MB in {total_seconds * 1e3:.1f} ms = "
+              f"{total_bytes / total_seconds / 1e6:.1f} MB/s (best of {repeats})")
 
 
 def main():

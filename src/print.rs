@@ -520,24 +520,14 @@ impl Printer {
             if list.delimiter == Delimiter::Brace && list.layout.is_none() {
                 // Fields may come comma-separated or in any order; print one space-separated
                 // run in the canonical order.
-                let fields: Vec<&Term<'_>> = list
-                    .terms
-                    .iter()
-                    .filter(|t| !matches!(t, Term::Separator(_)))
-                    .collect();
+                let fields: Vec<&Term<'_>> = list.item_terms().collect();
                 let rank = |t: &&Term<'_>| match t {
                     Term::Attr { name, .. } => order.iter().position(|n| *n == name.text),
                     _ => None,
                 };
-                let fields = in_print_order(&fields, rank);
-                self.out.push('{');
-                for (i, field) in fields.into_iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(' ');
-                    }
-                    self.term(field, Style::Default, indent);
-                }
-                self.out.push('}');
+                let fields: Vec<&Term<'_>> =
+                    in_print_order(&fields, rank).into_iter().copied().collect();
+                self.fields(&fields, ' ', Style::Default, indent);
                 return;
             }
         }
@@ -545,23 +535,28 @@ impl Printer {
             let all_attrs = list.items().all(|item| matches!(item, [Term::Attr { .. }]));
             if list.delimiter == Delimiter::Brace && all_attrs {
                 // XLA keeps frontend attributes in a sorted map.
-                let mut items: Vec<&[Term<'_>]> = list.items().collect();
-                items.sort_by_key(|item| match item {
-                    [Term::Attr { name, .. }] => name.text,
+                let mut fields: Vec<&Term<'_>> = list.item_terms().collect();
+                fields.sort_by_key(|field| match field {
+                    Term::Attr { name, .. } => name.text,
                     _ => "",
                 });
-                self.out.push('{');
-                for (i, item) in items.into_iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.term_seq(item, Style::Tight, indent);
-                }
-                self.out.push('}');
+                self.fields(&fields, ',', Style::Tight, indent);
                 return;
             }
         }
         self.term_seq(terms, style, indent);
+    }
+
+    /// `{a=1 b=2}`: fields in the order given, joined by `separator`.
+    fn fields(&mut self, fields: &[&Term<'_>], separator: char, style: Style, indent: usize) {
+        self.out.push('{');
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                self.out.push(separator);
+            }
+            self.term(field, style, indent);
+        }
+        self.out.push('}');
     }
 
     /// Juxtaposed terms, with a space between them unless XLA glues them.

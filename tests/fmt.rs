@@ -167,3 +167,15 @@ proptest! {
         let _ = hlo_layout::format_module(&text);
     }
 }
+
+#[test]
+fn many_unbalanced_raw_blobs_stay_linear() {
+    let text = "ENTRY e {\n".to_string()
+        // Each blob's `{` is never closed (the `]` keeps the nesting depth flat), so a scan
+        // for its end runs to the end of the input.
+        + &"  x = f32[] constant(0), backend_config={\"a\": 1]\n".repeat(50_000)
+        + "}\n";
+    let start = std::time::Instant::now();
+    assert!(hlo_layout::format_module(&text).is_err());
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+}

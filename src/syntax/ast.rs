@@ -312,6 +312,13 @@ impl<'s> List<'s> {
             .filter(move |_| !empty)
     }
 
+    /// Every term of every item, without the separators.
+    pub fn item_terms(&self) -> impl Iterator<Item = &Term<'s>> + '_ {
+        self.terms
+            .iter()
+            .filter(|t| !matches!(t, Term::Separator(_)))
+    }
+
     pub fn item_count(&self) -> usize {
         match self.terms.is_empty() {
             true => 0,

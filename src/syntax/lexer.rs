@@ -48,6 +48,9 @@ pub struct Lexer<'s> {
     /// The next `{` opens a `frontend_attributes` value.
     frontend_attributes_next: bool,
     braces: Vec<Brace>,
+    /// A raw blob ran to the end of the input once; later ones would too, and scanning
+    /// each to the end would take quadratic time, so they are lexed as ordinary tokens.
+    raw_failed: bool,
     /// Open `(`, `[` and `{` together.
     depth: usize,
     done: bool,
@@ -75,6 +78,7 @@ impl<'s> Lexer<'s> {
             raw_next: false,
             frontend_attributes_next: false,
             braces: Vec::new(),
+            raw_failed: false,
             depth: 0,
             done: false,
         }
@@ -136,7 +140,13 @@ impl<'s> Lexer<'s> {
         let rest = self.inner.remainder();
         let skipped = rest.len() - skip_trivia(rest).len();
         let blob = rest.get(skipped..)?;
-        let len = balanced_blob_len(blob)?;
+        if self.raw_failed || !blob.starts_with('{') {
+            return None;
+        }
+        let Some(len) = balanced_blob_len(blob) else {
+            self.raw_failed = true;
+            return None;
+        };
         let start = self.inner.span().end + skipped;
         let text = blob.get(..len)?;
         self.inner.bump(skipped + len);
