@@ -989,7 +989,7 @@ pub fn print_ir_module(module: &ir::Module) -> String {
     }
     out.push_str(&module.tables);
     for computation in &module.computations {
-        print_ir_computation(&mut out, computation, module);
+        print_ir_computation(&mut out, computation);
         out.push_str("\n\n");
     }
     out
@@ -1008,12 +1008,14 @@ fn without_layouts(shape: &ir::Shape) -> ir::Shape {
     shape
 }
 
-fn print_ir_computation(out: &mut String, computation: &ir::Computation, module: &ir::Module) {
-    let style = module.style;
-    if computation.is_entry {
+fn print_ir_computation(out: &mut String, computation: &ir::Computation) {
+    if computation.entry_written {
         out.push_str("ENTRY ");
     }
-    push_name(out, &computation.name, style);
+    if computation.percent {
+        out.push('%');
+    }
+    out.push_str(&computation.name);
     if computation.has_signature {
         out.push_str(" (");
         for (i, (_, id)) in computation.parameters().into_iter().enumerate() {
@@ -1021,21 +1023,29 @@ fn print_ir_computation(out: &mut String, computation: &ir::Computation, module:
                 out.push_str(", ");
             }
             let parameter = computation.instruction(id);
-            let _ = write!(out, "{}: {}", parameter.name, without_layouts(&parameter.shape));
+            let name = computation
+                .signature_names
+                .get(i)
+                .unwrap_or(&parameter.name);
+            let _ = write!(out, "{}: {}", name, without_layouts(&parameter.shape));
         }
         out.push_str(") -> ");
         if let Some(root) = computation.root() {
-            let _ = write!(out, "{}", without_layouts(&computation.instruction(root).shape));
+            let _ = write!(
+                out,
+                "{}",
+                without_layouts(&computation.instruction(root).shape)
+            );
         }
     }
     out.push_str(" {\n");
     let root = computation.root();
     for &id in computation.order() {
         out.push_str("  ");
-        if Some(id) == root {
+        if Some(id) == root && computation.root_written {
             out.push_str("ROOT ");
         }
-        print_ir_instruction(out, computation, id, style);
+        print_ir_instruction(out, computation, id);
         out.push('\n');
     }
     out.push('}');
@@ -1044,13 +1054,9 @@ fn print_ir_computation(out: &mut String, computation: &ir::Computation, module:
     }
 }
 
-fn print_ir_instruction(
-    out: &mut String,
-    computation: &ir::Computation,
-    id: ir::InstrId,
-    style: ir::module::PrintStyle,
-) {
+fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir::InstrId) {
     let instruction = computation.instruction(id);
+    let style = instruction.style;
     push_name(out, &instruction.name, style);
     out.push_str(" = ");
     if instruction.shape_written {
@@ -1068,19 +1074,27 @@ fn print_ir_instruction(
     for (i, operand) in computation.operands(id).into_iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
-            if style.percent && i % 5 == 0 {
+            if style.operand_percent && i % 5 == 0 {
                 let _ = write!(out, "/*index={i}*/");
             }
         }
         let operand_instruction = computation.instruction(operand);
+        let path = instruction
+            .tuple_paths
+            .iter()
+            .find(|(s, _)| *s == i as u32)
+            .map_or(&[][..], |(_, path)| &path[..]);
         if style.operand_shapes {
-            let _ = write!(out, "{} ", operand_instruction.shape);
-        }
-        push_name(out, &operand_instruction.name, style);
-        if let Some((_, path)) = instruction.tuple_paths.iter().find(|(s, _)| *s == i as u32) {
-            for index in path {
-                let _ = write!(out, "#{index}");
+            if let Some(shape) = operand_instruction.shape.subshape(path) {
+                let _ = write!(out, "{shape} ");
             }
+        }
+        if style.operand_percent != instruction.percent_exceptions.contains(&(i as u32)) {
+            out.push('%');
+        }
+        out.push_str(&operand_instruction.name);
+        for index in path {
+            let _ = write!(out, "#{index}");
         }
     }
     out.push(')');

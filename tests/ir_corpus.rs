@@ -62,8 +62,25 @@ fn check_folder(folder: &str, split: bool, allowed: &[&str]) {
         }
     }
     assert!(modules > 0, "no modules in {folder}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
+
+/// Files with nested anonymous instructions (`add(f32[] parameter(0), ...)`): the IR gives
+/// each its own line named `opcode.anon`, as XLA does, while `fmt` keeps them in place.
+const NESTED: &[&str] = &[
+    "176_nrt_SimpleNesting.hlo",
+    "177_nrt_AmbiguousNames.hlo",
+    "178_nrt_TupleShapeInsideAnonymousInstr.hlo",
+    "179_nrt_MixAnonAndNonAnonOperands.hlo",
+    "180_nrt_BroadcastOfScalarDoesntNeedDimensionsAttr.hlo",
+    "generate_hlo_test_checks_test_input.hlo",
+    "generate_hlo_test_checks_test_output.hlo",
+];
 
 #[test]
 fn jax_modules_lower_and_print_as_fmt() {
@@ -77,10 +94,10 @@ fn large_modules_lower_and_print_as_fmt() {
 
 #[test]
 fn xla_test_modules_lower_and_print_as_fmt() {
-    check_folder("xla-tests", true, &[]);
+    check_folder("xla-tests", true, NESTED);
 }
 
 #[test]
 fn parser_test_modules_lower_and_print_as_fmt() {
-    check_folder("xla-parser-tests", false, &[]);
+    check_folder("xla-parser-tests", false, NESTED);
 }

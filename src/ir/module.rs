@@ -54,8 +54,10 @@ pub enum Payload {
 /// How the text that was read wrote names and operands, so printing keeps its style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PrintStyle {
-    /// Names are written `%name`.
+    /// The instruction's own name is written `%name`.
     pub percent: bool,
+    /// Its operands are written `%name`.
+    pub operand_percent: bool,
     /// Operands are written with their shapes (XLA's long style).
     pub operand_shapes: bool,
 }
@@ -64,6 +66,7 @@ impl Default for PrintStyle {
     fn default() -> PrintStyle {
         PrintStyle {
             percent: true,
+            operand_percent: true,
             operand_shapes: false,
         }
     }
@@ -76,6 +79,9 @@ pub struct Instruction {
     pub shape: Shape,
     /// False when the text left the result shape for XLA to infer.
     pub shape_written: bool,
+    /// How the text wrote this line's names and operands; new instructions take the
+    /// module's style.
+    pub style: PrintStyle,
     pub payload: Payload,
     /// In text order; the printer puts them in XLA's order.
     pub attributes: Vec<TextAttribute>,
@@ -83,6 +89,8 @@ pub struct Instruction {
     pub called: Vec<ComputationId>,
     /// Compact tuple-element operands `%t#1#0`: operand slot and index path.
     pub tuple_paths: Vec<(u32, Vec<i64>)>,
+    /// Operand slots whose `%` the text wrote differently from `style.operand_percent`.
+    pub percent_exceptions: Vec<u32>,
     /// Where the instruction was in the source; empty for instructions passes created.
     pub span: Span,
 }
@@ -94,10 +102,12 @@ impl Instruction {
             opcode,
             shape,
             shape_written: true,
+            style: PrintStyle::default(),
             payload: Payload::None,
             attributes: Vec::new(),
             called: Vec::new(),
             tuple_paths: Vec::new(),
+            percent_exceptions: Vec::new(),
             span: Span::default(),
         }
     }
@@ -125,7 +135,10 @@ impl Instruction {
         if inner.trim().is_empty() {
             return Some(Vec::new());
         }
-        inner.split(',').map(|s| s.trim().parse::<i64>().ok()).collect()
+        inner
+            .split(',')
+            .map(|s| s.trim().parse::<i64>().ok())
+            .collect()
     }
 
     /// The integer of an `index=1`-style attribute.
@@ -139,8 +152,16 @@ impl Instruction {
 pub struct Computation {
     pub name: String,
     pub is_entry: bool,
+    /// The text marked it `ENTRY` (a module without one takes its last computation).
+    pub entry_written: bool,
+    /// The text wrote its name with `%`.
+    pub percent: bool,
     /// The text gave a signature `(p: f32[]) -> f32[]`; printing keeps it.
     pub has_signature: bool,
+    /// Parameter names the signature gave, when they differ from the instructions'.
+    pub signature_names: Vec<String>,
+    /// The text marked the root with `ROOT` (without it, the last instruction is root).
+    pub root_written: bool,
     /// After the closing brace, e.g. `execution_thread="side"`.
     pub attributes: Vec<TextAttribute>,
     pub span: Span,
@@ -167,7 +188,11 @@ impl Computation {
         Computation {
             name: name.into(),
             is_entry: false,
+            entry_written: false,
+            percent: true,
             has_signature: true,
+            signature_names: Vec::new(),
+            root_written: true,
             attributes: Vec::new(),
             span: Span::default(),
             graph: StableDiGraph::default(),
@@ -206,8 +231,10 @@ impl Computation {
         self.root
     }
 
+    /// Makes `id` the root; it prints with `ROOT`.
     pub fn set_root(&mut self, id: InstrId) {
         self.root = Some(id);
+        self.root_written = true;
     }
 
     pub fn find(&self, name: &str) -> Option<InstrId> {
@@ -321,7 +348,12 @@ impl Computation {
     }
 
     /// Makes operand `slot` of `user` be `new`.
-    pub fn replace_operand(&mut self, user: InstrId, slot: u32, new: InstrId) -> Result<(), EditError> {
+    pub fn replace_operand(
+        &mut self,
+        user: InstrId,
+        slot: u32,
+        new: InstrId,
+    ) -> Result<(), EditError> {
         let edge = self
             .operand_edge(user, slot)
             .ok_or(EditError::NoSuchSlot { slot })?;
@@ -347,14 +379,19 @@ impl Computation {
         if self.root == Some(id) {
             return Err(EditError::RemovingRoot);
         }
-        let instruction = self.graph.node_weight(id).ok_or(EditError::NoSuchInstruction)?;
+        let instruction = self
+            .graph
+            .node_weight(id)
+            .ok_or(EditError::NoSuchInstruction)?;
         if self.has_users(id) {
             return Err(EditError::HasUsers {
                 name: instruction.name.clone(),
             });
         }
         self.order.retain(|&o| o != id);
-        self.graph.remove_node(id).ok_or(EditError::NoSuchInstruction)
+        self.graph
+            .remove_node(id)
+            .ok_or(EditError::NoSuchInstruction)
     }
 
     /// Instructions reachable from the root, operands before users (slot order), as XLA's
@@ -388,8 +425,12 @@ impl Computation {
     /// Sorts the print order so that every operand comes before its users, keeping the
     /// existing order where it already does (used after passes insert instructions).
     pub fn restore_def_before_use(&mut self) {
-        let position: std::collections::HashMap<InstrId, usize> =
-            self.order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let position: std::collections::HashMap<InstrId, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (id, i))
+            .collect();
         let mut placed = vec![false; self.graph.node_bound()];
         let mut out = Vec::with_capacity(self.order.len());
         for &id in &self.order.clone() {
@@ -423,7 +464,9 @@ impl Computation {
             .order
             .iter()
             .filter_map(|&id| match self.graph[id].payload {
-                Payload::Parameter(n) if self.graph[id].opcode == Opcode::Parameter => Some((n, id)),
+                Payload::Parameter(n) if self.graph[id].opcode == Opcode::Parameter => {
+                    Some((n, id))
+                }
                 _ => None,
             })
             .collect();
@@ -450,6 +493,7 @@ pub struct Module {
     /// In print order; a [`ComputationId`] indexes this.
     pub computations: Vec<Computation>,
     pub entry: ComputationId,
+    /// The style passes give the instructions they create: that of the entry's root.
     pub style: PrintStyle,
 }
 

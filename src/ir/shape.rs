@@ -142,6 +142,19 @@ impl Shape {
         }
     }
 
+    /// The element at a tuple index path (`{}` is the shape itself); `None` if the path
+    /// leaves the tuple structure.
+    pub fn subshape(&self, path: &[i64]) -> Option<&Shape> {
+        let mut shape = self;
+        for &index in path {
+            match shape {
+                Shape::Tuple(elements) => shape = elements.get(usize::try_from(index).ok()?)?,
+                _ => return None,
+            }
+        }
+        Some(shape)
+    }
+
     /// Every array leaf, depth first, in tuple order.
     pub fn leaves(&self) -> Vec<&ArrayShape> {
         let mut out = Vec::new();

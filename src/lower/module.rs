@@ -133,7 +133,7 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
             span: instruction.span,
         }]);
     }
-    let Some(last) = module.computations.last() else {
+    let Some(_) = module.computations.last() else {
         return Err(vec![ModuleError::Empty {
             span: module.header.as_ref().map_or(Span::default(), |h| h.span),
         }]);
@@ -168,16 +168,13 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
     }
     let entry = entry.unwrap_or(ComputationId(module.computations.len() as u32 - 1));
 
-    let style = PrintStyle {
-        percent: last.name.percent,
-        operand_shapes: module.computations.iter().any(|c| {
-            c.instructions.iter().any(|i| {
-                i.operands
-                    .iter()
-                    .any(|o| matches!(o, ast::Operand::Ref { shape: Some(_), .. }))
-            })
-        }),
-    };
+    let entry_text = &module.computations[entry.0 as usize];
+    let style = entry_text
+        .instructions
+        .iter()
+        .find(|i| i.root)
+        .or(entry_text.instructions.last())
+        .map_or(PrintStyle::default(), style_of);
 
     let mut attributes = Vec::new();
     if let Some(header) = &module.header {
@@ -201,7 +198,10 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
             names: HashMap::new(),
             computation: Computation::new(computation.name.text),
         };
-        lowering.lower(computation, ComputationId(computations.len() as u32) == entry);
+        lowering.lower(
+            computation,
+            ComputationId(computations.len() as u32) == entry,
+        );
         computations.push(lowering.computation);
     }
 
@@ -242,6 +242,8 @@ struct PendingOperand<'s> {
 impl<'s> ComputationLowering<'_, 's> {
     fn lower(&mut self, computation: &ast::Computation<'s>, is_entry: bool) {
         self.computation.is_entry = is_entry;
+        self.computation.entry_written = computation.entry;
+        self.computation.percent = computation.name.percent;
         self.computation.has_signature = computation.signature.is_some();
         self.computation.span = computation.span;
         for attribute in &computation.attributes {
@@ -286,8 +288,27 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
         let last = self.computation.order().last().copied();
-        if let Some(root) = root.or(last) {
-            self.computation.set_root(root);
+        if let Some(root_id) = root.or(last) {
+            self.computation.set_root(root_id);
+            self.computation.root_written = root.is_some();
+        }
+        if let Some(signature) = &computation.signature {
+            let parameters = self.computation.parameters();
+            let differs = signature.parameters.len() != parameters.len()
+                || signature
+                    .parameters
+                    .iter()
+                    .zip(&parameters)
+                    .any(|((name, _), (_, id))| {
+                        self.computation.instruction(*id).name != name.text
+                    });
+            if differs {
+                self.computation.signature_names = signature
+                    .parameters
+                    .iter()
+                    .map(|(n, _)| n.text.to_string())
+                    .collect();
+            }
         }
         if let Some(id) = self.computation.find_cycle() {
             let instruction = self.computation.instruction(id);
@@ -297,6 +318,8 @@ impl<'s> ComputationLowering<'_, 's> {
             });
         }
         self.infer_missing_shapes();
+        // Nested instructions were added after their users; print them before.
+        self.computation.restore_def_before_use();
     }
 
     /// Lowers one instruction (and nested anonymous ones); operands by name are queued.
@@ -308,7 +331,7 @@ impl<'s> ComputationLowering<'_, 's> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         let (shape, shape_written) = match &instruction.shape {
             Some(shape) => match lower_shape(shape) {
-                Ok(shape) => (shape, true),
+                Ok(shape) => (with_default_layouts(shape), true),
                 Err(e) => {
                     self.errors.extend(e.into_iter().map(ModuleError::from));
                     return None;
@@ -318,6 +341,7 @@ impl<'s> ComputationLowering<'_, 's> {
         };
         let mut lowered = Instruction::new(instruction.name.text, opcode, shape);
         lowered.shape_written = shape_written;
+        lowered.style = style_of(instruction);
         lowered.span = instruction.span;
         for attribute in &instruction.attributes {
             match print::attribute_value_text(attribute, 2) {
@@ -359,6 +383,18 @@ impl<'s> ComputationLowering<'_, 's> {
                 });
                 &[]
             }
+            // `constant(inf)`, `constant(true)`: a lone word reads like a name.
+            (
+                Opcode::Constant,
+                [ast::Operand::Ref {
+                    shape: None,
+                    name,
+                    indices,
+                }],
+            ) if indices.is_empty() && !name.percent => {
+                lowered.payload = Payload::Literal(name.text.into());
+                &[]
+            }
             (_, [ast::Operand::Literal(term)]) => {
                 match print::literal_text(term) {
                     Ok(text) => lowered.payload = Payload::Literal(text.into()),
@@ -370,7 +406,12 @@ impl<'s> ComputationLowering<'_, 's> {
         }
     }
 
-    fn add(&mut self, instruction: Instruction, name: ast::Name<'_>, span: Span) -> Option<InstrId> {
+    fn add(
+        &mut self,
+        instruction: Instruction,
+        name: ast::Name<'_>,
+        span: Span,
+    ) -> Option<InstrId> {
         if let Some(&(_, first)) = self.names.get(name.text) {
             self.errors.push(ModuleError::DuplicateInstruction {
                 name: name.text.to_string(),
@@ -385,11 +426,20 @@ impl<'s> ComputationLowering<'_, 's> {
         Some(id)
     }
 
-    fn operands(&mut self, user: InstrId, operands: &[ast::Operand<'s>], pending: &mut Vec<PendingOperand<'s>>) {
+    fn operands(
+        &mut self,
+        user: InstrId,
+        operands: &[ast::Operand<'s>],
+        pending: &mut Vec<PendingOperand<'s>>,
+    ) {
         for (slot, operand) in operands.iter().enumerate() {
             let slot = slot as u32;
             match operand {
                 ast::Operand::Ref { name, indices, .. } => {
+                    let user_instruction = self.computation.instruction_mut(user);
+                    if name.percent != user_instruction.style.operand_percent {
+                        user_instruction.percent_exceptions.push(slot);
+                    }
                     pending.push(PendingOperand {
                         user,
                         slot,
@@ -433,12 +483,13 @@ impl<'s> ComputationLowering<'_, 's> {
                 }
                 ast::Operand::Shape(shape) => {
                     // XLA's single-instruction form: a shape alone is a new parameter.
-                    if let Ok(shape) = lower_shape(shape).map_err(|e| {
-                        self.errors.extend(e.into_iter().map(ModuleError::from))
-                    }) {
+                    if let Ok(shape) = lower_shape(shape)
+                        .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
+                    {
                         let number = self.computation.parameters().len() as i64;
                         let name = self.computation.unique_name("parameter.anon");
-                        let mut parameter = Instruction::new(name, Opcode::Parameter, shape);
+                        let mut parameter =
+                            Instruction::new(name, Opcode::Parameter, with_default_layouts(shape));
                         parameter.payload = Payload::Parameter(number);
                         let id = self.computation.push(parameter, &[]);
                         self.computation.add_operand_edge(id, user, slot);
@@ -464,15 +515,18 @@ impl<'s> ComputationLowering<'_, 's> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         let (shape, written) = match &instruction.shape {
             Some(shape) => (
-                lower_shape(shape)
-                    .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
-                    .ok()?,
+                with_default_layouts(
+                    lower_shape(shape)
+                        .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
+                        .ok()?,
+                ),
                 true,
             ),
             None => (Shape::Tuple(Vec::new()), false),
         };
         let mut lowered = Instruction::new(name.clone(), opcode, shape);
         lowered.shape_written = written;
+        lowered.style = style_of(instruction);
         lowered.span = instruction.span;
         let operands = self.payload(instruction, &mut lowered);
         let id = self.computation.push(lowered, &[]);
@@ -524,6 +578,39 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
     }
+}
+
+/// How one line writes names (`%` or not) and operands (with shapes or not).
+fn style_of(instruction: &ast::Instruction<'_>) -> PrintStyle {
+    // A constant's lone word (`constant(inf)`) is a literal, not an operand.
+    let first_ref = instruction
+        .operands
+        .iter()
+        .find_map(|o| match o {
+            ast::Operand::Ref { shape, name, .. } => Some((shape.is_some(), name.percent)),
+            _ => None,
+        })
+        .filter(|_| instruction.opcode.text != "constant");
+    PrintStyle {
+        percent: instruction.name.percent,
+        operand_percent: first_ref.map_or(instruction.name.percent, |(_, percent)| percent),
+        operand_shapes: first_ref.is_some_and(|(shape, _)| shape),
+    }
+}
+
+/// Gives every array without a layout XLA's default, as XLA's parser does.
+fn with_default_layouts(mut shape: Shape) -> Shape {
+    fn fill(shape: &mut Shape) {
+        match shape {
+            Shape::Array(array) if array.layout.is_none() => {
+                array.layout = Some(crate::ir::Layout::descending(array.rank()));
+            }
+            Shape::Tuple(elements) => elements.iter_mut().for_each(fill),
+            _ => {}
+        }
+    }
+    fill(&mut shape);
+    shape
 }
 
 /// The shape of an instruction from its operands, where no attribute is needed.
