@@ -37,6 +37,7 @@ pub mod ir;
 pub mod lower;
 pub mod print;
 pub mod syntax;
+pub mod verify;
 
 pub use error::Error;
 

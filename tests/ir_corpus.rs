@@ -101,3 +101,23 @@ fn xla_test_modules_lower_and_print_as_fmt() {
 fn parser_test_modules_lower_and_print_as_fmt() {
     check_folder("xla-parser-tests", false, NESTED);
 }
+
+#[test]
+fn corpus_modules_pass_the_structural_verifier() {
+    let mut checked = 0;
+    for folder in ["jax", "large"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let module = hlo_layout::parse_module(&text).unwrap_or_else(|_| panic!("{}", path.display()));
+            let options = hlo_layout::verify::VerifyOptions::default();
+            if let Err(errors) = hlo_layout::verify::verify(&module, &options) {
+                panic!("{}: {:?}", path.display(), errors);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
