@@ -32,6 +32,7 @@
 //! assert_eq!(memory.bytes(), 96);
 //! ```
 
+pub mod assign;
 pub mod error;
 pub mod ir;
 pub mod lower;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 invalid input (any diagnostic of severity error); 2 usage error
 //! (clap's own code). Results go to stdout, diagnostics to stderr.
 
+mod assign;
 mod check;
 mod explain;
 mod fmt;
@@ -45,6 +46,8 @@ pub enum Format {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Assign TPU (or CPU) layouts to every array, with bitcast or copy where they differ.
+    Assign(assign::Args),
     /// Show where each element of a tiled array lives in memory.
     ///
     /// Prints a summary, the tiling steps, a grid of linear indices with tile borders, and
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     install_diagnostic_handler(cli.color);
     let outcome = match cli.command {
+        Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
@@ -112,6 +116,36 @@ where
         let report = miette::Report::new(error)
             .with_source_code(miette::NamedSource::new(source_name, source.to_string()));
         eprintln!("{report:?}");
+    }
+}
+
+/// Writes `text` to `output`, or to standard output when there is none. A file is written
+/// to a temporary file beside it and renamed, so a failure never leaves it half written.
+pub fn write_output(output: Option<&std::path::Path>, text: &str) -> Outcome {
+    use std::io::Write;
+    let written = match output {
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| ("standard output".to_string(), e)),
+        Some(path) => {
+            let mut temporary = path.as_os_str().to_owned();
+            temporary.push(format!(".tmp{}", std::process::id()));
+            let temporary = std::path::PathBuf::from(temporary);
+            std::fs::write(&temporary, text.as_bytes())
+                .and_then(|()| std::fs::rename(&temporary, path))
+                .map_err(|e| {
+                    let _ = std::fs::remove_file(&temporary);
+                    (path.display().to_string(), e)
+                })
+        }
+    };
+    match written {
+        Ok(()) => Outcome::Success,
+        Err((target, error)) => {
+            eprintln!("error: cannot write {target}: {error}");
+            Outcome::InvalidInput
+        }
     }
 }
 

@@ -1,0 +1,568 @@
+//! TPU layout assignment: a layout (minor_to_major and tiles) on every array, with `bitcast`
+//! or `copy` wherever a producer's layout differs from what its user needs.
+//!
+//! The rules (layout-assignment.md §3, §4):
+//! - Entry parameters keep the layout the module gives them (`entry_computation_layout` or
+//!   the parameter's own); a layout without tiles fixes minor_to_major only and the target
+//!   supplies the tiles, as a TPU compiler does. A given result layout is enforced with a
+//!   copy at the root.
+//! - Ops that cannot change layout take the layout of their first operand of equal rank;
+//!   their other operands are converted to it.
+//! - A transpose takes the operand's layout permuted, so that it stays a bitcast.
+//! - Every other array result gets the descending layout with its size-1 dims moved
+//!   most-major, which avoids padding a degenerate dim to a whole tile.
+//! - Called computations (call, fusion, while body and condition, conditional branches) are
+//!   assigned from their call site's operand layouts; a while body's root is converted to its
+//!   parameter's layout, so all five while positions agree, tiles included; conditional
+//!   branches are converted to the first branch's result.
+//! - Tiles come from the [`Target`] for each array's physical shape.
+//! - Conversions are `bitcast` only when every element keeps its physical bytes (the exact
+//!   predicate of `ir::bitcast`), `copy` otherwise. Reshapes and transposes that are
+//!   physically identical become bitcasts.
+//!
+//! Before (JAX, default layouts):
+//! ```text
+//! ENTRY main {
+//!   p = bf16[8,128]{1,0} parameter(0)
+//!   r = bf16[8,1,128]{2,1,0} reshape(p)
+//!   ROOT n = bf16[8,1,128]{2,1,0} negate(r)
+//! }
+//! ```
+//! After (`tpu-v5e`): the size-1 dim goes most-major and the reshape becomes a bitcast.
+//! ```text
+//! ENTRY main {
+//!   p = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0)
+//!   r = bf16[8,1,128]{2,0,1:T(8,128)(2,1)} bitcast(p)
+//!   ROOT n = bf16[8,1,128]{2,0,1:T(8,128)(2,1)} negate(r)
+//! }
+//! ```
+
+mod report;
+
+pub use report::{AssignReport, PaddingOffender};
+
+use crate::ir::bitcast::{is_bitcast, Correspondence};
+use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module};
+use crate::ir::opcode::Opcode;
+use crate::ir::shape::{ArrayShape, Shape};
+use crate::ir::{Layout, Target};
+
+/// Why assignment could not finish.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum AssignError {
+    #[error("computation `{0}` calls itself, directly or through others")]
+    #[diagnostic(code(hlo::assign::recursion))]
+    Recursion(String),
+    #[error("`{instruction}` in `{computation}`: {message}")]
+    #[diagnostic(code(hlo::assign::unsupported))]
+    Unsupported {
+        computation: String,
+        instruction: String,
+        message: String,
+    },
+}
+
+/// Assigns layouts to every array of `module` for `target`, in place.
+pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignReport, AssignError> {
+    let mut assigner = Assigner {
+        target,
+        state: vec![State::Pending; module.computations.len()],
+        report: AssignReport::default(),
+    };
+    let entry = module.entry;
+    let given = entry_parameter_shapes(module, target);
+    let result_layout = given_result_shape(module, target);
+    assigner.computation(module, entry, given)?;
+    // Computations nobody reached through a call site (reducers, comparators) keep their
+    // own parameter layouts, tiled.
+    for id in module.computation_ids().collect::<Vec<_>>() {
+        if assigner.assigned_parameters(id).is_none() {
+            let computation = module.computation(id);
+            let parameters = computation
+                .parameters()
+                .iter()
+                .map(|&(_, p)| complete_tiles(&computation.instruction(p).shape, target))
+                .collect();
+            assigner.computation(module, id, parameters)?;
+        }
+    }
+    if let Some(result) = result_layout {
+        let computation = module.computation_mut(entry);
+        if let Some(root) = computation.root() {
+            let converted = assigner.convert(computation, root, &result, root);
+            computation.set_root(converted);
+        }
+    }
+    for computation in &mut module.computations {
+        computation.restore_def_before_use();
+    }
+    update_entry_computation_layout(module);
+    assigner.report.measure(module, target);
+    Ok(assigner.report)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum State {
+    Pending,
+    InProgress,
+    /// Assigned, with the parameter shapes it was assigned for.
+    Done(Vec<Shape>),
+}
+
+struct Assigner<'t> {
+    target: &'t Target,
+    state: Vec<State>,
+    report: AssignReport,
+}
+
+/// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
+/// the parameters' own; tiled by the target where no tiles were given.
+fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
+    let from_header = module
+        .attribute("entry_computation_layout")
+        .and_then(parse_entry_layout)
+        .map(|(parameters, _)| parameters);
+    let entry = module.entry();
+    let own: Vec<Shape> = entry
+        .parameters()
+        .iter()
+        .map(|&(_, id)| entry.instruction(id).shape.clone())
+        .collect();
+    let shapes = match from_header {
+        Some(parameters) if parameters.len() == own.len() => parameters,
+        _ => own,
+    };
+    shapes.iter().map(|s| complete_tiles(s, target)).collect()
+}
+
+fn given_result_shape(module: &Module, target: &Target) -> Option<Shape> {
+    let (_, result) = module
+        .attribute("entry_computation_layout")
+        .and_then(parse_entry_layout)?;
+    Some(complete_tiles(&result, target))
+}
+
+/// Reads `{(a, b)->r}`.
+fn parse_entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {
+    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+    let split = inner.rfind(")->")?;
+    let parameters = crate::parse_shape(&inner[..split + 1]).ok()?;
+    let result = crate::parse_shape(&inner[split + 3..]).ok()?;
+    match parameters {
+        Shape::Tuple(parameters) => Some((parameters, result)),
+        _ => None,
+    }
+}
+
+/// Keeps given tiles; an array without tiles gets the target's for its minor_to_major.
+fn complete_tiles(shape: &Shape, target: &Target) -> Shape {
+    map_arrays(shape, &|array| {
+        let has_tiles = array.layout.as_ref().is_some_and(|l| !l.tiles.is_empty());
+        if has_tiles {
+            array.clone()
+        } else {
+            target.assign_tiles(array)
+        }
+    })
+}
+
+fn map_arrays(shape: &Shape, f: &dyn Fn(&ArrayShape) -> ArrayShape) -> Shape {
+    match shape {
+        Shape::Array(array) => Shape::Array(f(array)),
+        Shape::Tuple(elements) => Shape::Tuple(elements.iter().map(|e| map_arrays(e, f)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The layout this pass prefers for a free array: descending, size-1 dims most-major.
+fn preferred_layout(array: &ArrayShape) -> Layout {
+    let rank = array.rank() as i64;
+    let extent = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent());
+    let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| extent(d) != Some(1)).collect();
+    minor_to_major.extend((0..rank).rev().filter(|&d| extent(d) == Some(1)));
+    let mut layout = array.layout.clone().unwrap_or_default();
+    layout.minor_to_major = minor_to_major;
+    layout
+}
+
+/// `array` with minor_to_major `m2m` and the target's tiles (other attributes kept).
+fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) -> ArrayShape {
+    let mut layout = array.layout.clone().unwrap_or_default();
+    layout.minor_to_major = minor_to_major;
+    layout.tiles.clear();
+    layout.element_size_in_bits = 0;
+    target.assign_tiles(&ArrayShape {
+        layout: Some(layout),
+        ..array.clone()
+    })
+}
+
+fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
+    shape
+        .as_array()
+        .map(|array| array.layout_or_default().minor_to_major)
+}
+
+impl Assigner<'_> {
+    /// Assigns computation `id` for parameters of `parameters`' shapes; returns nothing, the
+    /// root's shape is read from the module.
+    fn computation(
+        &mut self,
+        module: &mut Module,
+        id: ComputationId,
+        parameters: Vec<Shape>,
+    ) -> Result<(), AssignError> {
+        match &self.state[id.0 as usize] {
+            State::InProgress => {
+                return Err(AssignError::Recursion(module.computation(id).name.clone()));
+            }
+            State::Done(_) => return Ok(()),
+            State::Pending => {}
+        }
+        self.state[id.0 as usize] = State::InProgress;
+        {
+            let computation = module.computation_mut(id);
+            for (number, parameter) in computation.parameters() {
+                if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
+                    computation.instruction_mut(parameter).shape = shape.clone();
+                }
+            }
+        }
+        let order: Vec<InstrId> = module.computation(id).order().to_vec();
+        for instr in order {
+            self.instruction(module, id, instr)?;
+        }
+        self.state[id.0 as usize] = State::Done(parameters);
+        Ok(())
+    }
+
+    /// The shapes of the parameters computation `id` was assigned for, if it was.
+    fn assigned_parameters(&self, id: ComputationId) -> Option<&[Shape]> {
+        match &self.state[id.0 as usize] {
+            State::Done(parameters) => Some(parameters),
+            _ => None,
+        }
+    }
+
+    fn root_shape(module: &Module, id: ComputationId) -> Option<Shape> {
+        let computation = module.computation(id);
+        computation
+            .root()
+            .map(|root| computation.instruction(root).shape.clone())
+    }
+
+    fn operand_shapes(module: &Module, computation: ComputationId, instr: InstrId) -> Vec<Shape> {
+        let c = module.computation(computation);
+        c.operands(instr)
+            .into_iter()
+            .map(|o| c.instruction(o).shape.clone())
+            .collect()
+    }
+
+    /// Assigns a callee for the given operand shapes, or converts the operands to the
+    /// shapes it was already assigned for.
+    fn call_site(
+        &mut self,
+        module: &mut Module,
+        caller: ComputationId,
+        instr: InstrId,
+        callee: ComputationId,
+        operand_slots: std::ops::Range<usize>,
+    ) -> Result<(), AssignError> {
+        let operands = Self::operand_shapes(module, caller, instr);
+        let wanted: Vec<Shape> = operands
+            .get(operand_slots.clone())
+            .map(<[Shape]>::to_vec)
+            .unwrap_or_default();
+        if self.assigned_parameters(callee).is_none() {
+            self.computation(module, callee, wanted)?;
+            return Ok(());
+        }
+        let assigned = self
+            .assigned_parameters(callee)
+            .map(<[Shape]>::to_vec)
+            .unwrap_or_default();
+        let computation = module.computation_mut(caller);
+        for (offset, shape) in assigned.iter().enumerate() {
+            let slot = operand_slots.start + offset;
+            self.convert_operand(computation, instr, slot as u32, shape);
+        }
+        Ok(())
+    }
+
+    fn instruction(
+        &mut self,
+        module: &mut Module,
+        comp: ComputationId,
+        instr: InstrId,
+    ) -> Result<(), AssignError> {
+        let target = self.target;
+        let (opcode, shape, called) = {
+            let i = module.computation(comp).instruction(instr);
+            (i.opcode.clone(), i.shape.clone(), i.called.clone())
+        };
+        let operands = Self::operand_shapes(module, comp, instr);
+        let new_shape = match &opcode {
+            Opcode::Parameter => return Ok(()),
+            Opcode::Tuple => Shape::Tuple(operands.clone()),
+            Opcode::GetTupleElement => {
+                let index = module
+                    .computation(comp)
+                    .instruction(instr)
+                    .int_attribute("index");
+                match (operands.first(), index) {
+                    (Some(Shape::Tuple(elements)), Some(index)) => usize::try_from(index)
+                        .ok()
+                        .and_then(|i| elements.get(i).cloned())
+                        .unwrap_or(shape.clone()),
+                    _ => shape.clone(),
+                }
+            }
+            Opcode::Call | Opcode::Fusion | Opcode::AsyncStart if called.len() == 1 => {
+                self.call_site(module, comp, instr, called[0], 0..operands.len())?;
+                match opcode {
+                    Opcode::AsyncStart => complete_tiles(&shape, target),
+                    _ => Self::root_shape(module, called[0]).unwrap_or(shape.clone()),
+                }
+            }
+            Opcode::While if called.len() == 2 => {
+                let init = operands.first().cloned().unwrap_or(shape.clone());
+                // The attribute order is condition, body; resolve by name to be sure.
+                let (condition, body) = self.while_parts(module, comp, instr, &called);
+                self.computation(module, body, vec![init.clone()])?;
+                self.force_root(module, body, &init);
+                self.computation(module, condition, vec![init.clone()])?;
+                init
+            }
+            Opcode::Conditional => {
+                let mut result: Option<Shape> = None;
+                for (branch_index, &branch) in called.iter().enumerate() {
+                    let slot = branch_index + 1;
+                    self.call_site(module, comp, instr, branch, slot..slot + 1)?;
+                    match &result {
+                        None => result = Self::root_shape(module, branch),
+                        Some(first) => self.force_root(module, branch, first),
+                    }
+                }
+                result.unwrap_or(shape.clone())
+            }
+            Opcode::Transpose => {
+                let permutation = module
+                    .computation(comp)
+                    .instruction(instr)
+                    .int_list_attribute("dimensions");
+                match (
+                    shape.as_array(),
+                    operands.first().and_then(minor_to_major),
+                    permutation,
+                ) {
+                    (Some(array), Some(operand_m2m), Some(permutation)) => {
+                        // Result dim i is operand dim permutation[i]: keep the physical order.
+                        let m2m: Option<Vec<i64>> = operand_m2m
+                            .iter()
+                            .map(|&d| permutation.iter().position(|&p| p == d).map(|i| i as i64))
+                            .collect();
+                        match m2m {
+                            Some(m2m) if m2m.len() == array.rank() => {
+                                Shape::Array(with_layout(array, m2m, target))
+                            }
+                            _ => self.free_result(&shape),
+                        }
+                    }
+                    _ => self.free_result(&shape),
+                }
+            }
+            op if op.keeps_layout() && shape.as_array().is_some() => {
+                let array = shape
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_else(|| ArrayShape::new(crate::ir::PrimitiveType::F32, &[]));
+                let leader = operands
+                    .iter()
+                    .filter_map(Shape::as_array)
+                    .find(|o| o.rank() == array.rank());
+                match leader {
+                    Some(leader) => Shape::Array(with_layout(
+                        &array,
+                        leader.layout_or_default().minor_to_major,
+                        target,
+                    )),
+                    None => self.free_result(&shape),
+                }
+            }
+            Opcode::CustomCall => complete_tiles(&shape, target),
+            _ => self.free_result(&shape),
+        };
+        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone();
+
+        // Ops that cannot change layout get operands laid out as their result.
+        if opcode.keeps_layout() && opcode != Opcode::While {
+            if let Some(result) = new_shape.as_array() {
+                let computation = module.computation_mut(comp);
+                for (slot, operand) in operands.iter().enumerate() {
+                    let Some(operand_array) = operand.as_array() else {
+                        continue;
+                    };
+                    if operand_array.rank() != result.rank() || operand_array.rank() == 0 {
+                        continue;
+                    }
+                    let m2m = result.layout_or_default().minor_to_major;
+                    if operand_array.layout_or_default().minor_to_major != m2m {
+                        let wanted = Shape::Array(with_layout(operand_array, m2m, target));
+                        self.convert_operand(computation, instr, slot as u32, &wanted);
+                    }
+                }
+            }
+        }
+        // Reshapes and transposes that move no data are bitcasts.
+        if matches!(opcode, Opcode::Reshape | Opcode::Transpose) {
+            let computation = module.computation_mut(comp);
+            if let (Some(from), Some(to)) = (
+                operands.first().and_then(Shape::as_array),
+                new_shape.as_array(),
+            ) {
+                let how = match opcode {
+                    Opcode::Transpose => computation
+                        .instruction(instr)
+                        .int_list_attribute("dimensions"),
+                    _ => None,
+                };
+                let correspondence = match &how {
+                    Some(permutation) => Correspondence::Transpose(permutation),
+                    None => Correspondence::Reshape,
+                };
+                if is_bitcast(from, to, correspondence).unwrap_or(false) {
+                    let instruction = computation.instruction_mut(instr);
+                    instruction.opcode = Opcode::Bitcast;
+                    instruction.attributes.retain(|a| &*a.name != "dimensions");
+                    self.report.bitcasts_from_reshapes += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn while_parts(
+        &self,
+        module: &Module,
+        comp: ComputationId,
+        instr: InstrId,
+        called: &[ComputationId],
+    ) -> (ComputationId, ComputationId) {
+        let instruction = module.computation(comp).instruction(instr);
+        let named = |attribute: &str| {
+            instruction
+                .attribute(attribute)
+                .map(|name| name.trim_start_matches('%'))
+                .and_then(|name| module.find_computation(name))
+        };
+        match (named("condition"), named("body")) {
+            (Some(condition), Some(body)) => (condition, body),
+            _ => (called[0], called[1]),
+        }
+    }
+
+    /// Converts a computation's root to `shape`.
+    fn force_root(&mut self, module: &mut Module, id: ComputationId, shape: &Shape) {
+        let computation = module.computation_mut(id);
+        if let Some(root) = computation.root() {
+            let converted = self.convert(computation, root, shape, root);
+            if converted != root {
+                computation.set_root(converted);
+            }
+        }
+    }
+
+    fn free_result(&self, shape: &Shape) -> Shape {
+        map_arrays(shape, &|array| {
+            with_layout(array, preferred_layout(array).minor_to_major, self.target)
+        })
+    }
+
+    /// Makes operand `slot` of `user` have `shape`, inserting a conversion if needed.
+    fn convert_operand(
+        &mut self,
+        computation: &mut Computation,
+        user: InstrId,
+        slot: u32,
+        shape: &Shape,
+    ) {
+        let Some(&operand) = computation.operands(user).get(slot as usize) else {
+            return;
+        };
+        let converted = self.convert(computation, operand, shape, user);
+        if converted != operand {
+            let _ = computation.replace_operand(user, slot, converted);
+        }
+    }
+
+    /// An instruction holding `value`'s data in `shape`: `value` itself when the shapes
+    /// agree, else a `bitcast` (same bytes) or `copy`, placed before `before`. Tuples are
+    /// converted element by element.
+    fn convert(
+        &mut self,
+        computation: &mut Computation,
+        value: InstrId,
+        shape: &Shape,
+        before: InstrId,
+    ) -> InstrId {
+        let current = computation.instruction(value).shape.clone();
+        if &current == shape {
+            return value;
+        }
+        match (&current, shape) {
+            (Shape::Array(from), Shape::Array(to)) => {
+                let bitcast = is_bitcast(from, to, Correspondence::Reshape).unwrap_or(false);
+                let (opcode, base) = if bitcast {
+                    self.report.bitcasts_inserted += 1;
+                    (Opcode::Bitcast, "bitcast")
+                } else {
+                    self.report.copies_inserted += 1;
+                    self.report.copy_bytes +=
+                        crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    (Opcode::Copy, "copy")
+                };
+                let mut instruction = Instruction::new(base, opcode, shape.clone());
+                instruction.style = computation.instruction(value).style;
+                instruction.style.operand_shapes =
+                    computation.instruction(before).style.operand_shapes;
+                computation.insert_before(before, instruction, &[value])
+            }
+            (Shape::Tuple(from), Shape::Tuple(to)) if from.len() == to.len() => {
+                let mut elements = Vec::with_capacity(to.len());
+                let style = computation.instruction(value).style;
+                for (index, element) in to.iter().enumerate() {
+                    let mut gte = Instruction::new(
+                        "get-tuple-element",
+                        Opcode::GetTupleElement,
+                        from[index].clone(),
+                    );
+                    gte.style = style;
+                    gte.set_attribute("index", &index.to_string());
+                    let gte = computation.insert_before(before, gte, &[value]);
+                    elements.push(self.convert(computation, gte, element, before));
+                }
+                let mut tuple = Instruction::new("tuple", Opcode::Tuple, shape.clone());
+                tuple.style = style;
+                computation.insert_before(before, tuple, &elements)
+            }
+            _ => value,
+        }
+    }
+}
+
+/// Rewrites `entry_computation_layout` to the layouts assigned.
+fn update_entry_computation_layout(module: &mut Module) {
+    let entry = module.entry();
+    let parameters: Vec<Shape> = entry
+        .parameters()
+        .iter()
+        .map(|&(_, id)| entry.instruction(id).shape.clone())
+        .collect();
+    let Some(root) = entry.root() else { return };
+    let result = entry.instruction(root).shape.clone();
+    let text = format!("{{{}->{}}}", Shape::Tuple(parameters), result);
+    if module.has_header {
+        module.set_attribute("entry_computation_layout", &text);
+    }
+}
