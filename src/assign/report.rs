@@ -45,10 +45,14 @@ impl AssignReport {
             for &id in computation.order() {
                 let instruction = computation.instruction(id);
                 // These alias buffers that other instructions define.
-                if matches!(
-                    instruction.opcode,
-                    Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
-                ) {
+                let callee_parameter =
+                    !computation.is_entry && instruction.opcode == Opcode::Parameter;
+                if callee_parameter
+                    || matches!(
+                        instruction.opcode,
+                        Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
+                    )
+                {
                     continue;
                 }
                 for array in instruction.shape.leaves() {

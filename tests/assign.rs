@@ -1,0 +1,119 @@
+//! Layout assignment: snapshots of small modules that each exercise one rule, and every
+//! module of the corpus assigned, verified in layout-sensitive mode and read back.
+
+mod common;
+
+use hlo_layout::ir::Target;
+use hlo_layout::verify::{verify, VerifyOptions};
+
+fn assign_text(text: &str, target: &str) -> (String, String) {
+    let mut module = hlo_layout::parse_module(text).unwrap_or_else(|e| panic!("{e:?}"));
+    let target = Target::from_name(target).expect("known target");
+    let report = hlo_layout::assign::assign_layouts(&mut module, &target).expect("assigns");
+    let options = VerifyOptions {
+        layout_sensitive: true,
+    };
+    if let Err(errors) = verify(&module, &options) {
+        panic!("assigned module does not verify: {errors:?}");
+    }
+    (
+        hlo_layout::print::print_ir_module(&module),
+        report.to_text(),
+    )
+}
+
+#[test]
+fn assign_snapshots() {
+    common::settings().bind(|| {
+        insta::glob!("inputs/assign/*.hlo", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let (module, report) = assign_text(&text, "tpu-v5e");
+            insta::assert_snapshot!(format!("{report}\n{module}"));
+        });
+    });
+}
+
+#[test]
+fn bitcasts_and_copies_follow_the_exact_predicate() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/assign/reshapes.hlo"
+    ))
+    .unwrap();
+    let (module, _) = assign_text(&text, "tpu-v5e");
+    // C2: splitting the major dim of f32[16,128]{T(8,128)} moves nothing.
+    assert!(
+        module.contains("%bitcast_like = f32[2,8,128]{2,1,0:T(8,128)} bitcast(%p)"),
+        "{module}"
+    );
+    // C5: f32[16,256] -> f32[4,4,256] moves element (0,128), so it stays a reshape.
+    assert!(module.contains("reshape(%q)"), "{module}");
+    // A trailing size-1 dim goes most-major, which makes the reshape a bitcast (C10).
+    assert!(
+        module.contains("f32[16,128,1]{1,0,2:T(8,128)} bitcast(%p)"),
+        "{module}"
+    );
+}
+
+#[test]
+fn while_positions_agree_including_tiles() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/assign/while_loop.hlo"
+    ))
+    .unwrap();
+    let mut module = hlo_layout::parse_module(&text).unwrap();
+    hlo_layout::assign::assign_layouts(&mut module, &Target::default_tpu()).unwrap();
+    let shape_of = |computation: &str, name: &str| {
+        let id = module.find_computation(computation).unwrap();
+        let c = module.computation(id);
+        c.instruction(c.find(name).unwrap()).shape.to_string()
+    };
+    let body = module.computation(module.find_computation("body").unwrap());
+    let body_root = body.instruction(body.root().unwrap()).shape.to_string();
+    let init = shape_of("main", "init");
+    for position in [
+        shape_of("main", "w"),
+        shape_of("body", "b"),
+        shape_of("cond", "c"),
+        body_root,
+    ] {
+        assert_eq!(position, init);
+    }
+}
+
+#[test]
+fn cpu_target_assigns_untiled_layouts() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/assign/packing.hlo"
+    ))
+    .unwrap();
+    let (module, _) = assign_text(&text, "cpu");
+    assert!(!module.contains(":T("), "{module}");
+}
+
+/// Every jax and large module assigns; the result verifies with layouts and reads back.
+#[test]
+fn corpus_modules_assign_verify_and_reparse() {
+    let mut assigned = 0;
+    for folder in ["jax", "large"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (printed, _) = assign_text(&text, "tpu-v5e");
+            let reparsed = hlo_layout::parse_module(&printed)
+                .unwrap_or_else(|e| panic!("{}: output does not parse: {e:?}", path.display()));
+            assert_eq!(
+                hlo_layout::print::print_ir_module(&reparsed),
+                printed,
+                "{}",
+                path.display()
+            );
+            assigned += 1;
+        }
+    }
+    assert_eq!(assigned, 52);
+}
