@@ -69,6 +69,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
     };
+    decompose_bitcasts(module);
     let entry = module.entry;
     let given = entry_parameter_shapes(module, target);
     let result_layout = given_result_shape(module, target);
@@ -195,6 +196,17 @@ fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) ->
         layout: Some(layout),
         ..array.clone()
     })
+}
+
+/// For an op that cannot change layout: the rank and minor_to_major its outputs and
+/// same-rank operands share, taken from the first operand of the outputs' rank.
+fn layout_leader(result: &Shape, operands: &[Shape]) -> Option<(usize, Vec<i64>)> {
+    let result_rank = result.leaves().first().map(|leaf| leaf.rank())?;
+    operands
+        .iter()
+        .filter_map(Shape::as_array)
+        .find(|operand| operand.rank() == result_rank)
+        .map(|leader| (result_rank, leader.layout_or_default().minor_to_major))
 }
 
 fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
@@ -372,24 +384,17 @@ impl Assigner<'_> {
                     _ => self.free_result(&shape),
                 }
             }
-            op if op.keeps_layout() && shape.as_array().is_some() => {
-                let array = shape
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_else(|| ArrayShape::new(crate::ir::PrimitiveType::F32, &[]));
-                let leader = operands
-                    .iter()
-                    .filter_map(Shape::as_array)
-                    .find(|o| o.rank() == array.rank());
-                match leader {
-                    Some(leader) => Shape::Array(with_layout(
-                        &array,
-                        leader.layout_or_default().minor_to_major,
-                        target,
-                    )),
-                    None => self.free_result(&shape),
-                }
-            }
+            op if op.keeps_layout() => match layout_leader(&shape, &operands) {
+                // Outputs of the leader's rank take its layout (variadic ops included).
+                Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
+                    if leaf.rank() == rank {
+                        with_layout(leaf, m2m.clone(), target)
+                    } else {
+                        with_layout(leaf, preferred_layout(leaf).minor_to_major, target)
+                    }
+                }),
+                None => self.free_result(&shape),
+            },
             Opcode::CustomCall => complete_tiles(&shape, target),
             _ => self.free_result(&shape),
         };
@@ -397,18 +402,17 @@ impl Assigner<'_> {
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
-            if let Some(result) = new_shape.as_array() {
+            if let Some((rank, m2m)) = layout_leader(&new_shape, &operands) {
                 let computation = module.computation_mut(comp);
                 for (slot, operand) in operands.iter().enumerate() {
                     let Some(operand_array) = operand.as_array() else {
                         continue;
                     };
-                    if operand_array.rank() != result.rank() || operand_array.rank() == 0 {
+                    if operand_array.rank() != rank || rank == 0 {
                         continue;
                     }
-                    let m2m = result.layout_or_default().minor_to_major;
                     if operand_array.layout_or_default().minor_to_major != m2m {
-                        let wanted = Shape::Array(with_layout(operand_array, m2m, target));
+                        let wanted = Shape::Array(with_layout(operand_array, m2m.clone(), target));
                         self.convert_operand(computation, instr, slot as u32, &wanted);
                     }
                 }
@@ -549,6 +553,110 @@ impl Assigner<'_> {
             _ => value,
         }
     }
+}
+
+/// A `bitcast` means "same bytes" only under the layouts it was written with (taken here as
+/// untiled; a tiled bitcast in an input is decomposed by its minor_to_major alone). Before new
+/// layouts are chosen, each becomes the logical operation it stands for under those layouts
+/// (XLA's `DecomposeBitcast`): a transpose of the operand into its physical order, a reshape
+/// to the result's physical dims, and a transpose into the result's logical order, leaving
+/// out the steps that do nothing. Assignment then makes them bitcasts again where the new
+/// layouts move no data.
+fn decompose_bitcasts(module: &mut Module) {
+    for computation in &mut module.computations {
+        let bitcasts: Vec<InstrId> = computation
+            .order()
+            .iter()
+            .copied()
+            .filter(|&id| computation.instruction(id).opcode == Opcode::Bitcast)
+            .collect();
+        for id in bitcasts {
+            let Some(&operand) = computation.operands(id).first() else {
+                continue;
+            };
+            let (Some(from), Some(to)) = (
+                computation.instruction(operand).shape.as_array().cloned(),
+                computation.instruction(id).shape.as_array().cloned(),
+            ) else {
+                continue;
+            };
+            let (Some(from_dims), Some(to_dims)) = (from.extents(), to.extents()) else {
+                continue;
+            };
+            let physical = |array: &ArrayShape| -> Vec<usize> {
+                array
+                    .layout_or_default()
+                    .minor_to_major
+                    .iter()
+                    .rev()
+                    .filter_map(|&d| usize::try_from(d).ok())
+                    .collect()
+            };
+            let (from_order, to_order) = (physical(&from), physical(&to));
+            let style = computation.instruction(id).style;
+            let mut value = operand;
+            // Into the operand's physical order.
+            if from_order.iter().enumerate().any(|(i, &d)| i != d) {
+                let dims: Vec<i64> = from_order
+                    .iter()
+                    .filter_map(|&d| from_dims.get(d).copied())
+                    .collect();
+                let shape = Shape::Array(
+                    ArrayShape::new(from.element_type, &dims)
+                        .with_layout(Layout::descending(dims.len())),
+                );
+                let mut transpose = Instruction::new("transpose", Opcode::Transpose, shape);
+                transpose.style = style;
+                transpose.set_attribute(
+                    "dimensions",
+                    &int_list(from_order.iter().map(|&d| d as i64)),
+                );
+                value = computation.insert_before(id, transpose, &[value]);
+            }
+            // To the result's physical dims.
+            let to_physical_dims: Vec<i64> = to_order
+                .iter()
+                .filter_map(|&d| to_dims.get(d).copied())
+                .collect();
+            let current_dims = computation
+                .instruction(value)
+                .shape
+                .as_array()
+                .and_then(ArrayShape::extents);
+            if current_dims.as_deref() != Some(&to_physical_dims[..]) {
+                let shape = Shape::Array(
+                    ArrayShape::new(to.element_type, &to_physical_dims)
+                        .with_layout(Layout::descending(to_physical_dims.len())),
+                );
+                let mut reshape = Instruction::new("reshape", Opcode::Reshape, shape);
+                reshape.style = style;
+                value = computation.insert_before(id, reshape, &[value]);
+            }
+            // Into the result's logical order.
+            let permutation: Vec<i64> = (0..to_order.len())
+                .filter_map(|d| to_order.iter().position(|&p| p == d).map(|p| p as i64))
+                .collect();
+            if permutation.iter().enumerate().any(|(i, &p)| i as i64 != p) {
+                let instruction = computation.instruction_mut(id);
+                instruction.opcode = Opcode::Transpose;
+                instruction.set_attribute("dimensions", &int_list(permutation.into_iter()));
+                if value != operand {
+                    let _ = computation.replace_operand(id, 0, value);
+                }
+            } else if value != operand {
+                // The steps before already give the result's dims in its logical order.
+                computation.replace_all_uses(id, value);
+                let _ = computation.remove(id);
+            } else {
+                computation.instruction_mut(id).opcode = Opcode::Reshape;
+            }
+        }
+    }
+}
+
+fn int_list(values: impl Iterator<Item = i64>) -> String {
+    let items: Vec<String> = values.map(|v| v.to_string()).collect();
+    format!("{{{}}}", items.join(","))
 }
 
 /// Rewrites `entry_computation_layout` to the layouts assigned.
