@@ -317,9 +317,10 @@ impl<'s> ComputationLowering<'_, 's> {
                 span: instruction.span,
             });
         }
-        self.infer_missing_shapes();
-        // Nested instructions were added after their users; print them before.
+        // Nested instructions were added after their users; print them before, and infer
+        // their shapes before their users' shapes.
         self.computation.restore_def_before_use();
+        self.infer_missing_shapes();
     }
 
     /// Lowers one instruction (and nested anonymous ones); operands by name are queued.

@@ -6,10 +6,27 @@
 //! - the operand graph of each computation is acyclic and has a root;
 //! - each instruction's operand count fits its opcode.
 //!
-//! Later checks extend [`verify`]: shape inference, call signatures, and in
-//! layout-sensitive mode, bitcast sizes and layout-preserving ops.
+//!
+//! Invariants checked (meaning):
+//! - opcodes are known (or XLA's async sugar) and take only their attributes;
+//! - result shapes agree with the shapes inferred from operands and attributes;
+//! - called computations agree with their callers (parameters, roots, reducer arity);
+//! - literals, parameter numbers, async chains and attribute values obey XLA's rules.
+//!
+//! In layout-sensitive mode, a bitcast keeps the physical byte size and ops that cannot
+//! change layout have same-rank operands laid out as their result.
+
+mod asynchronous;
+pub mod attributes;
+mod calls;
+mod header;
+mod layout;
+mod literals;
+mod semantic;
+pub mod shapes;
 
 use crate::ir::module::{Computation, InstrId, Module};
+use crate::ir::opcode::Opcode;
 use crate::syntax::ast::Span;
 
 /// What to check beyond the structure.
@@ -57,11 +74,125 @@ pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<Verify
     for computation in &module.computations {
         structure(computation, &mut errors);
     }
-    let _ = options;
+    // Meaning is checked only on a sound graph: a cycle would make it loop.
+    if errors.is_empty() {
+        for computation in &module.computations {
+            parameters(computation, &mut errors);
+            for &id in computation.order() {
+                instruction(module, computation, id, options, &mut errors);
+            }
+        }
+        asynchronous::shared_computations(module, &mut errors);
+        header_attributes(module, &mut errors);
+    }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// Every check of one instruction.
+fn instruction(
+    module: &Module,
+    computation: &Computation,
+    id: InstrId,
+    options: &VerifyOptions,
+    errors: &mut Vec<VerifyError>,
+) {
+    let instruction = computation.instruction(id);
+    let mut push = |message: String| errors.push(VerifyError::new(computation, Some(id), message));
+    let opcode = &instruction.opcode;
+    let sugar = attributes::async_sugar(opcode);
+    if let (Opcode::Unknown(name), None) = (opcode, &sugar) {
+        push(format!("Unknown opcode: {name}"));
+    }
+    for attribute in &instruction.attributes {
+        if !attributes::allowed(opcode, &attribute.name) {
+            push(format!(
+                "unexpected attribute \"{}\" for `{opcode}`; allowed: {}",
+                attribute.name,
+                attributes::allowed_list(opcode)
+            ));
+        }
+    }
+    for message in semantic::check(module, computation, id) {
+        push(message);
+    }
+    for message in asynchronous::check(module, computation, id) {
+        push(message);
+    }
+    let Some(operands) = shapes::operand_shapes(computation, id) else {
+        // A compact tuple-element path that leads nowhere is reported above.
+        return;
+    };
+    match shapes::infer_instruction(instruction, &operands) {
+        Ok(Some(inferred)) => {
+            let declared = shapes::strip_layouts(&instruction.shape);
+            if inferred != declared {
+                push(format!(
+                    "`{opcode}` has the declared shape {declared} but its operands and attributes \
+                     give {inferred}"
+                ));
+            }
+        }
+        Ok(None) => {}
+        Err(message) => push(message),
+    }
+    for message in calls::check(module, computation, id, &operands) {
+        push(message);
+    }
+    if options.layout_sensitive {
+        for message in layout::check(opcode, &instruction.shape, &operands) {
+            push(message);
+        }
+    }
+}
+
+/// Parameter numbers are distinct and count up from 0.
+fn parameters(computation: &Computation, errors: &mut Vec<VerifyError>) {
+    let parameters = computation.parameters();
+    for pair in parameters.windows(2) {
+        if let [(a, _), (b, id)] = pair {
+            if a == b {
+                errors.push(VerifyError::new(
+                    computation,
+                    Some(*id),
+                    format!("Duplicate parameter number {a}"),
+                ));
+            }
+        }
+    }
+    for (expected, (number, id)) in parameters.iter().enumerate() {
+        if *number >= 0
+            && *number != expected as i64
+            && !parameters.iter().any(|(n, _)| *n == expected as i64)
+        {
+            errors.push(VerifyError::new(
+                computation,
+                Some(*id),
+                format!(
+                    "parameter numbers must be 0..{} without gaps; {expected} is missing",
+                    parameters.len()
+                ),
+            ));
+            break;
+        }
+    }
+}
+
+fn header_attributes(module: &Module, errors: &mut Vec<VerifyError>) {
+    let entry = module.entry();
+    let checks: [(&str, fn(&str) -> Result<(), String>); 2] = [
+        ("input_output_alias", header::input_output_alias),
+        ("buffer_donor", header::buffer_donor),
+    ];
+    for (name, check) in checks {
+        if let Some(text) = module.attribute(name) {
+            if let Err(message) = check(text) {
+                errors.push(VerifyError::new(entry, None, format!("{name}: {message}")));
+            }
+        }
     }
 }
 

@@ -1,0 +1,212 @@
+//! Async chains: `async-start`/`-update`/`-done` and XLA's sugar (`custom-call-start`...).
+//! Shapes have the form `((operands...), output, context...)`, update and done take a start
+//! or update of the same wrapped op, computation and thread, and a wrapped computation
+//! belongs to one async op.
+
+use std::collections::BTreeMap;
+
+use crate::ir::module::{Computation, InstrId, Instruction, Module};
+use crate::ir::opcode::Opcode;
+use crate::ir::shape::Shape;
+
+use super::attributes::{async_sugar, AsyncPart};
+use super::shapes::{compatible, strip_layouts};
+use super::VerifyError;
+
+/// The async part an instruction is, and the op it wraps when the text names it.
+fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {
+    match &instruction.opcode {
+        Opcode::AsyncStart => Some((AsyncPart::Start, None)),
+        Opcode::AsyncUpdate => Some((AsyncPart::Update, None)),
+        Opcode::AsyncDone => Some((AsyncPart::Done, None)),
+        other => async_sugar(other).map(|(wrapped, part)| (part, Some(wrapped))),
+    }
+}
+
+const FORM: &str = "AsyncStart and AsyncUpdate expect the shape to be in the form of \
+                    ((operand0_shape, operand1_shape, ...), output_shape, ...)";
+
+fn has_async_form(shape: &Shape) -> bool {
+    matches!(shape, Shape::Tuple(elements) if elements.len() >= 2
+        && matches!(elements.first(), Some(Shape::Tuple(_))))
+}
+
+/// The op a chain wraps: the sugar's op, or the root opcode of the called computation.
+fn wrapped_op(module: &Module, instruction: &Instruction) -> Option<Opcode> {
+    if let Some((_, Some(op))) = part(instruction) {
+        return Some(op);
+    }
+    let callee = module.find_computation(calls(instruction)?)?;
+    let callee = module.computation(callee);
+    callee
+        .root()
+        .and_then(|r| callee.get(r))
+        .map(|r| r.opcode.clone())
+}
+
+fn calls(instruction: &Instruction) -> Option<&str> {
+    instruction
+        .attribute("calls")
+        .map(|c| c.trim().trim_start_matches('%'))
+}
+
+fn thread(instruction: &Instruction) -> Option<&str> {
+    instruction
+        .attribute("async_execution_thread")
+        .map(|t| t.trim().trim_matches('"'))
+}
+
+/// The thread of the chain `id` belongs to: the first one written, walking back to the
+/// start; `main` when none is.
+fn chain_thread<'a>(computation: &'a Computation, mut id: InstrId) -> &'a str {
+    // Chains are acyclic (checked before), and each step moves to an operand.
+    for _ in 0..computation.len() {
+        let instruction = computation.instruction(id);
+        if let Some(thread) = thread(instruction) {
+            return thread;
+        }
+        match computation.operands(id).first() {
+            Some(&operand) if part_of(instruction) != Some(AsyncPart::Start) => id = operand,
+            _ => break,
+        }
+    }
+    "main"
+}
+
+/// Every problem with one instruction of an async chain.
+pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<String> {
+    let instruction = computation.instruction(id);
+    let Some((part, _)) = part(instruction) else {
+        return Vec::new();
+    };
+    let mut errors = Vec::new();
+    let operands = computation.operands(id);
+    if part != AsyncPart::Done && !has_async_form(&instruction.shape) {
+        errors.push(format!(
+            "{FORM}, found {}",
+            strip_layouts(&instruction.shape)
+        ));
+    }
+    if part == AsyncPart::Start {
+        if let (Shape::Tuple(elements), Opcode::AsyncStart) =
+            (&instruction.shape, &instruction.opcode)
+        {
+            if let Some(callee) = calls(instruction).and_then(|c| module.find_computation(c)) {
+                let callee = module.computation(callee);
+                let root = callee.root().and_then(|r| callee.get(r));
+                if let (Some(root), Some(output)) = (root, elements.get(1)) {
+                    if !compatible(&root.shape, output) {
+                        errors.push(format!(
+                            "the output {} of async-start differs from the root {} of `{}`",
+                            strip_layouts(output),
+                            strip_layouts(&root.shape),
+                            callee.name
+                        ));
+                    }
+                }
+            }
+        }
+        return errors;
+    }
+    let Some(&operand) = operands.first() else {
+        errors.push(format!(
+            "No operand found for AsyncUpdate and AsyncDone: `{}` needs the async op it \
+             continues",
+            instruction.opcode
+        ));
+        return errors;
+    };
+    let previous = computation.instruction(operand);
+    if !matches!(
+        part_of(previous),
+        Some(AsyncPart::Start | AsyncPart::Update)
+    ) {
+        errors.push(format!(
+            "AsyncUpdate and AsyncDone expect an asynchronous operation as their first \
+             operand, found `{}` ({})",
+            previous.name, previous.opcode
+        ));
+        return errors;
+    }
+    if let (Some(expected), Some(found)) = (
+        wrapped_op(module, previous),
+        wrapped_op(module, instruction),
+    ) {
+        if expected != found {
+            errors.push(format!(
+                "Expect async wrapped opcode to be {expected}, but got {found}"
+            ));
+        }
+    }
+    if let (Some(expected), Some(found)) = (calls(previous), calls(instruction)) {
+        if expected != found {
+            errors.push(format!(
+                "Expect async_wrapped_computation to be {expected}, but got {found}"
+            ));
+        }
+    }
+    if let Some(found) = thread(instruction) {
+        let expected = chain_thread(computation, operand);
+        if expected != found {
+            errors.push(format!(
+                "Expect async_execution_thread to be {expected}, but got {found}"
+            ));
+        }
+    }
+    match part {
+        AsyncPart::Update => {
+            if has_async_form(&instruction.shape)
+                && !compatible(&previous.shape, &instruction.shape)
+            {
+                errors.push(format!(
+                    "async-update has shape {} but its operand has {}",
+                    strip_layouts(&instruction.shape),
+                    strip_layouts(&previous.shape)
+                ));
+            }
+        }
+        AsyncPart::Done => {
+            if let Shape::Tuple(elements) = &previous.shape {
+                if let Some(output) = elements.get(1) {
+                    if has_async_form(&previous.shape) && !compatible(output, &instruction.shape) {
+                        errors.push(format!(
+                            "async-done has shape {} but the async output is {}",
+                            strip_layouts(&instruction.shape),
+                            strip_layouts(output)
+                        ));
+                    }
+                }
+            }
+        }
+        AsyncPart::Start => {}
+    }
+    errors
+}
+
+fn part_of(instruction: &Instruction) -> Option<AsyncPart> {
+    part(instruction).map(|(p, _)| p)
+}
+
+/// A wrapped computation is called by one `async-start` only.
+pub fn shared_computations(module: &Module, errors: &mut Vec<VerifyError>) {
+    let mut callers: BTreeMap<&str, Vec<(&Computation, InstrId)>> = BTreeMap::new();
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if instruction.opcode == Opcode::AsyncStart {
+                if let Some(name) = calls(instruction) {
+                    callers.entry(name).or_default().push((computation, id));
+                }
+            }
+        }
+    }
+    for (name, users) in callers {
+        if let Some(&(computation, id)) = users.get(1) {
+            errors.push(VerifyError::new(
+                computation,
+                Some(id),
+                format!("Computation {name} is called by more than one async op"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Module header attributes whose values have a grammar of their own:
+//! `input_output_alias={ {0}: (0, {1}, may-alias), ... }` and `buffer_donor={ (0, {1}), ... }`.
+
+/// A cursor over header attribute text.
+struct Cursor<'a> {
+    text: &'a str,
+    position: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(text: &'a str) -> Cursor<'a> {
+        Cursor { text, position: 0 }
+    }
+
+    fn rest(&self) -> &'a str {
+        self.text.get(self.position..).unwrap_or("")
+    }
+
+    fn skip_space(&mut self) {
+        let rest = self.rest();
+        self.position += rest.len() - rest.trim_start().len();
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_space();
+        self.rest().chars().next()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.position += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: char, what: &str) -> Result<(), String> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(format!("expected `{c}` {what}, found `{}`", self.found()))
+        }
+    }
+
+    fn found(&mut self) -> String {
+        self.skip_space();
+        self.rest().chars().take(12).collect()
+    }
+
+    /// A word up to a delimiter.
+    fn word(&mut self) -> &'a str {
+        self.skip_space();
+        let rest = self.rest();
+        let end = rest
+            .find(|c: char| c.is_whitespace() || ",:(){}".contains(c))
+            .unwrap_or(rest.len());
+        self.position += end;
+        rest.get(..end).unwrap_or("")
+    }
+
+    fn integer(&mut self, what: &str) -> Result<i64, String> {
+        let word = self.word();
+        word.parse::<i64>()
+            .map_err(|_| format!("expected an integer for {what}, found `{word}`"))
+    }
+
+    /// `{}` or `{0, 1}`.
+    fn shape_index(&mut self) -> Result<(), String> {
+        self.expect('{', "at the start of a shape index")?;
+        if self.eat('}') {
+            return Ok(());
+        }
+        loop {
+            self.integer("a shape index")?;
+            if self.eat('}') {
+                return Ok(());
+            }
+            self.expect(',', "or `}` at the end of a shape index")?;
+        }
+    }
+}
+
+/// Checks the value of `input_output_alias`.
+pub fn input_output_alias(text: &str) -> Result<(), String> {
+    let mut cursor = Cursor::new(text);
+    cursor.expect('{', "at the start of input_output_alias")?;
+    if cursor.eat('}') {
+        return Ok(());
+    }
+    loop {
+        cursor.shape_index()?;
+        cursor.expect(':', "after the output shape index")?;
+        cursor.expect('(', "before the parameter number")?;
+        cursor.integer("the parameter number")?;
+        cursor.expect(',', "after the parameter number")?;
+        cursor.shape_index()?;
+        if cursor.eat(',') {
+            let kind = cursor.word();
+            if !matches!(kind, "may-alias" | "must-alias") {
+                return Err(format!("expected may-alias or must-alias, found `{kind}`"));
+            }
+        }
+        cursor.expect(')', "at the end of the aliased parameter")?;
+        if cursor.eat('}') {
+            break;
+        }
+        cursor.expect(',', "or `}` at the end of aliasing description")?;
+    }
+    match cursor.peek() {
+        None => Ok(()),
+        Some(_) => Err(format!(
+            "unexpected `{}` after input_output_alias",
+            cursor.found()
+        )),
+    }
+}
+
+/// Checks the value of `buffer_donor`.
+pub fn buffer_donor(text: &str) -> Result<(), String> {
+    let mut cursor = Cursor::new(text);
+    cursor.expect('{', "at the start of buffer_donor")?;
+    if cursor.eat('}') {
+        return Ok(());
+    }
+    loop {
+        cursor.expect('(', "before the parameter number")?;
+        cursor.integer("the parameter number")?;
+        cursor.expect(',', "after the parameter number")?;
+        cursor.shape_index()?;
+        cursor.expect(')', "at the end of the donor")?;
+        if cursor.eat('}') {
+            break;
+        }
+        cursor.expect(',', "or `}` after a donor")?;
+    }
+    match cursor.peek() {
+        None => Ok(()),
+        Some(_) => Err(format!(
+            "unexpected `{}` after buffer_donor",
+            cursor.found()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliasing_forms() {
+        assert!(input_output_alias("{ {0}: (0, {0}), {1}: (0, {1}, must-alias) }").is_ok());
+        assert!(input_output_alias("{}").is_ok());
+        assert!(input_output_alias("{ {0, a}: (0, {0}) }")
+            .unwrap_err()
+            .contains("integer"));
+        assert!(input_output_alias("{ {0, 0}: (0, {0}), (0, {1}) }")
+            .unwrap_err()
+            .contains("start of a shape index"));
+        assert!(input_output_alias("{ {0}: (0, {0}):{0,1}, {1}: (0, {1}) }")
+            .unwrap_err()
+            .contains("aliasing description"));
+        assert!(buffer_donor("{ (0, {0}), (0, {1}) }").is_ok());
+        assert!(buffer_donor("{ (zero, {0}) }")
+            .unwrap_err()
+            .contains("integer"));
+    }
+}

@@ -1,0 +1,168 @@
+//! No false positives: every module of `../shared/corpus` that XLA accepts verifies, and the
+//! JAX and large dumps also verify in layout-sensitive mode. Skipped, saying so, where the
+//! corpus is absent.
+
+mod common;
+
+use std::path::Path;
+
+use hlo_layout::verify::{verify, VerifyOptions};
+
+/// Files XLA's own parser (jaxlib 0.10.2) rejects: newer syntax.
+const XLA_REJECTS: &[&str] = &[
+    "topk_logits_k10_1x50000_bf16.hlo",
+    "105_",
+    "106_",
+    "107_",
+    "108_",
+    "109_",
+    "124_",
+    "125_",
+    "153_",
+    "154_",
+    "181_",
+    "182_",
+    "183_",
+    "184_",
+    "185_",
+    "186_",
+];
+
+/// Inputs of XLA's text tools that parse but that XLA's verifier rejects too: their calls
+/// and fusions pass arrays to scalar parameters. They must be rejected.
+const VERIFIER_REJECTS: &[(&str, &str)] = &[
+    (
+        "generate_hlo_test_checks_test_input.hlo",
+        "parameter 0 of computation `foo.bar.baz.0` has shape f32[]",
+    ),
+    (
+        "generate_hlo_test_checks_test_output.hlo",
+        "parameter 0 of computation `foo.bar.baz.0` has shape f32[]",
+    ),
+    (
+        "print_indexing_test.hlo",
+        "parameter 1 of computation `fused_computation` has shape s32[]",
+    ),
+];
+
+/// Verifies each module of a file; returns (modules verified, failures described).
+fn verify_file(path: &Path, split: bool, options: VerifyOptions) -> (usize, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+    let parts = if split {
+        hlo_layout::syntax::split_modules(&text)
+    } else {
+        vec![0..text.len()]
+    };
+    let mut failures = Vec::new();
+    let mut verified = 0;
+    for range in parts {
+        let module = match hlo_layout::parse_module_range(&text, range) {
+            Ok(module) => module,
+            Err(errors) => {
+                failures.push(format!(
+                    "{name}: does not lower:\n{}",
+                    common::render(name, &text, errors)
+                ));
+                continue;
+            }
+        };
+        match verify(&module, &options) {
+            Ok(()) => verified += 1,
+            Err(errors) => {
+                let messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                failures.push(format!("{name}: messages: {}", messages.join("; ")));
+                let mut rendered = common::render(name, &text, errors);
+                rendered.truncate(4000);
+                failures.push(format!("{name}: rejected:\n{rendered}"));
+            }
+        }
+    }
+    (verified, failures)
+}
+
+fn verify_folder(folder: &str, split: bool, options: VerifyOptions) -> Option<usize> {
+    verify_matching(folder, split, options, "")
+}
+
+/// Like [`verify_folder`] for the files whose names end with `suffix`.
+fn verify_matching(
+    folder: &str,
+    split: bool,
+    options: VerifyOptions,
+    suffix: &str,
+) -> Option<usize> {
+    let dir = common::corpus_dir(folder)?;
+    let mut modules = 0;
+    let mut failures = Vec::new();
+    for path in common::files(&dir, "hlo") {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if XLA_REJECTS.iter().any(|r| name.starts_with(r)) || !name.ends_with(suffix) {
+            continue;
+        }
+        let (count, file_failures) = verify_file(&path, split, options);
+        modules += count;
+        match VERIFIER_REJECTS.iter().find(|(n, _)| *n == name) {
+            Some((_, says)) => assert!(
+                file_failures.iter().any(|f| f.contains(says)),
+                "{name} must be rejected, saying {says:?}: {file_failures:?}"
+            ),
+            None => failures.extend(file_failures),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} XLA-valid modules of {folder} are rejected:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    Some(modules)
+}
+
+const PLAIN: VerifyOptions = VerifyOptions {
+    layout_sensitive: false,
+};
+const LAYOUT: VerifyOptions = VerifyOptions {
+    layout_sensitive: true,
+};
+
+#[test]
+fn jax_modules_verify() {
+    if let Some(n) = verify_folder("jax", false, PLAIN) {
+        assert_eq!(n, 48);
+    }
+}
+
+/// Layouts mean something only after layout assignment: the `.pre` dumps are as lowered,
+/// where a transpose's `{0,1}` feeds a `{1,0}` multiply, which XLA's layout-sensitive
+/// verifier rejects too. The optimized dumps are checked.
+#[test]
+fn jax_optimized_modules_verify_layout_sensitive() {
+    if let Some(n) = verify_matching("jax", false, LAYOUT, ".opt.hlo") {
+        assert_eq!(n, 24);
+    }
+}
+
+#[test]
+fn large_modules_verify_in_both_modes() {
+    if let Some(n) = verify_folder("large", false, PLAIN) {
+        assert_eq!(n, 4);
+    }
+    if let Some(n) = verify_matching("large", false, LAYOUT, ".opt.hlo") {
+        assert_eq!(n, 2);
+    }
+}
+
+#[test]
+fn xla_test_modules_verify() {
+    if let Some(n) = verify_folder("xla-tests", true, PLAIN) {
+        assert!(n >= 190, "{n}");
+    }
+}
+
+#[test]
+fn xla_parser_test_modules_verify() {
+    if let Some(n) = verify_folder("xla-parser-tests", false, PLAIN) {
+        assert!(n >= 170, "{n}");
+    }
+}
