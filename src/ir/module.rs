@@ -168,6 +168,10 @@ pub struct Computation {
     graph: StableDiGraph<Instruction, u32, u32>,
     order: Vec<InstrId>,
     root: Option<InstrId>,
+    /// Name -> instruction, kept by every method that adds, removes or renames.
+    names: std::collections::HashMap<String, InstrId>,
+    /// Next suffix to try per name stem, so that making names unique stays O(1).
+    next_suffix: std::collections::HashMap<String, u64>,
 }
 
 /// Why a mutation was refused.
@@ -198,6 +202,8 @@ impl Computation {
             graph: StableDiGraph::default(),
             order: Vec::new(),
             root: None,
+            names: std::collections::HashMap::new(),
+            next_suffix: std::collections::HashMap::new(),
         }
     }
 
@@ -238,10 +244,19 @@ impl Computation {
     }
 
     pub fn find(&self, name: &str) -> Option<InstrId> {
-        self.order
-            .iter()
-            .copied()
-            .find(|&id| self.graph[id].name == name)
+        self.names.get(name).copied()
+    }
+
+    /// Renames an instruction; use this rather than assigning `name`, which would leave the
+    /// name index stale.
+    pub fn rename(&mut self, id: InstrId, name: String) {
+        if let Some(instruction) = self.graph.node_weight_mut(id) {
+            if self.names.get(&instruction.name) == Some(&id) {
+                self.names.remove(&instruction.name);
+            }
+            instruction.name = name.clone();
+            self.names.insert(name, id);
+        }
     }
 
     /// Operands in slot order.
@@ -280,24 +295,31 @@ impl Computation {
     }
 
     /// A name not used in this computation, derived from `base` as XLA does (`base.1`, ...).
-    pub fn unique_name(&self, base: &str) -> String {
-        let taken = |name: &str| self.order.iter().any(|&id| self.graph[id].name == name);
-        if !taken(base) {
+    pub fn unique_name(&mut self, base: &str) -> String {
+        if !self.names.contains_key(base) {
             return base.to_string();
         }
         let stem = match base.rsplit_once('.') {
-            Some((stem, suffix)) if suffix.bytes().all(|b| b.is_ascii_digit()) => stem,
+            Some((stem, suffix)) if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) => stem,
             _ => base,
         };
-        (1..)
-            .map(|n| format!("{stem}.{n}"))
-            .find(|candidate| !taken(candidate))
-            .unwrap_or_else(|| base.to_string())
+        let mut n = self.next_suffix.get(stem).copied().unwrap_or(1);
+        let name = loop {
+            let candidate = format!("{stem}.{n}");
+            n += 1;
+            if !self.names.contains_key(&candidate) {
+                break candidate;
+            }
+        };
+        self.next_suffix.insert(stem.to_string(), n);
+        name
     }
 
     /// Appends an instruction with its operands at the end of the print order.
     pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
+        let name = instruction.name.clone();
         let id = self.graph.add_node(instruction);
+        self.names.entry(name).or_insert(id);
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
@@ -314,7 +336,9 @@ impl Computation {
         operands: &[InstrId],
     ) -> InstrId {
         instruction.name = self.unique_name(&instruction.name);
+        let name = instruction.name.clone();
         let id = self.graph.add_node(instruction);
+        self.names.insert(name, id);
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
