@@ -93,6 +93,32 @@ fn cpu_target_assigns_untiled_layouts() {
     assert!(!module.contains(":T("), "{module}");
 }
 
+/// Snapshots of real JAX modules (read from ../shared/corpus, skipped without it).
+#[test]
+fn real_jax_module_snapshots() {
+    let Some(dir) = common::corpus_dir("jax") else {
+        return;
+    };
+    for name in [
+        "layout_tiled.pre.hlo",
+        "cond_branches.pre.hlo",
+        "dot_general_batch_dims.pre.hlo",
+        "shape_manipulation.pre.hlo",
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let (module, report) = assign_text(&text, "tpu-v5e");
+        // Metadata and stack frames are noise here; the layouts are what is reviewed.
+        let module: String = module
+            .lines()
+            .map(|line| line.split(", metadata={").next().unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n");
+        common::settings().bind(|| {
+            insta::assert_snapshot!(format!("assign_real_{name}"), format!("{report}\n{module}"));
+        });
+    }
+}
+
 /// Every jax and large module assigns; the result verifies with layouts and reads back.
 #[test]
 fn corpus_modules_assign_verify_and_reparse() {

@@ -10,7 +10,8 @@
 //!   their other operands are converted to it.
 //! - A transpose takes the operand's layout permuted, so that it stays a bitcast.
 //! - Every other array result gets the descending layout with its size-1 dims moved
-//!   most-major, which avoids padding a degenerate dim to a whole tile.
+//!   most-major, which avoids padding a degenerate dim to a whole tile. Dot and convolution
+//!   operands are converted to that layout too, the one the matrix units read.
 //! - Called computations (call, fusion, while body and condition, conditional branches) are
 //!   assigned from their call site's operand layouts; a while body's root is converted to its
 //!   parameter's layout, so all five while positions agree, tiles included; conditional
@@ -415,6 +416,21 @@ impl Assigner<'_> {
                         let wanted = Shape::Array(with_layout(operand_array, m2m.clone(), target));
                         self.convert_operand(computation, instr, slot as u32, &wanted);
                     }
+                }
+            }
+        }
+        // The matrix units read dot and convolution operands in the target's preferred
+        // layout (descending, size-1 dims most-major); others are converted to it.
+        if matches!(opcode, Opcode::Dot | Opcode::Convolution) {
+            let computation = module.computation_mut(comp);
+            for (slot, operand) in operands.iter().enumerate() {
+                let Some(operand_array) = operand.as_array() else {
+                    continue;
+                };
+                let preferred = preferred_layout(operand_array).minor_to_major;
+                if operand_array.layout_or_default().minor_to_major != preferred {
+                    let wanted = Shape::Array(with_layout(operand_array, preferred, target));
+                    self.convert_operand(computation, instr, slot as u32, &wanted);
                 }
             }
         }
