@@ -300,7 +300,11 @@ impl Computation {
             return base.to_string();
         }
         let stem = match base.rsplit_once('.') {
-            Some((stem, suffix)) if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) => stem,
+            Some((stem, suffix))
+                if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                stem
+            }
             _ => base,
         };
         let mut n = self.next_suffix.get(stem).copied().unwrap_or(1);
