@@ -103,6 +103,15 @@ pub enum ModuleError {
         #[label("shape needed here")]
         span: Span,
     },
+    /// A rule of XLA's parser on meaning: declared operand shapes, signatures, parameter
+    /// numbers, in-place computations.
+    #[error("{message}")]
+    #[diagnostic(code(hlo::module::invalid))]
+    Invalid {
+        message: String,
+        #[label("here")]
+        span: Span,
+    },
     #[error("`parameter` needs one parameter number, as in `parameter(0)`")]
     #[diagnostic(code(hlo::module::parameter_number))]
     ParameterNumber {
@@ -129,9 +138,7 @@ const CALLED_COMPUTATION_ATTRIBUTES: &[&str] = &[
 pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>> {
     let mut errors = Vec::new();
     if let Some(instruction) = &module.instruction {
-        return Err(vec![ModuleError::NotAModule {
-            span: instruction.span,
-        }]);
+        return lower_single_instruction(module, instruction);
     }
     let Some(_) = module.computations.last() else {
         return Err(vec![ModuleError::Empty {
@@ -224,6 +231,91 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
     }
 }
 
+/// XLA's single-instruction form: operands written with shapes become parameters of an
+/// entry computation holding the instruction as its root.
+fn lower_single_instruction<'s>(
+    module: &ast::Module<'s>,
+    instruction: &ast::Instruction<'s>,
+) -> Result<Module, Vec<ModuleError>> {
+    const NUMBERS: [&str; 16] = [
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+    ];
+    let mut errors = Vec::new();
+    let mut instructions = Vec::new();
+    for operand in &instruction.operands {
+        match operand {
+            ast::Operand::Ref {
+                shape: Some(shape),
+                name,
+                indices,
+            } if indices.is_empty() => {
+                let Some(&number) = NUMBERS.get(instructions.len()) else {
+                    continue;
+                };
+                let word = ast::Word {
+                    text: number,
+                    span: name.span,
+                };
+                instructions.push(ast::Instruction {
+                    root: false,
+                    name: *name,
+                    shape: Some(shape.clone()),
+                    opcode: ast::Word {
+                        text: "parameter",
+                        span: name.span,
+                    },
+                    operands: vec![ast::Operand::Literal(Term::Word(word, WordKind::Int))],
+                    attributes: Vec::new(),
+                    span: name.span,
+                });
+            }
+            ast::Operand::Ref {
+                shape: None, name, ..
+            } => errors.push(ModuleError::Invalid {
+                message: format!(
+                    "Operand had no shape in HLO text: `{}` in a lone instruction needs its \
+                     shape, as in `f32[2] {}`",
+                    name.text, name.text
+                ),
+                span: name.span,
+            }),
+            _ => {}
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut root = instruction.clone();
+    root.root = true;
+    for operand in &mut root.operands {
+        if let ast::Operand::Ref { shape, indices, .. } = operand {
+            if indices.is_empty() {
+                *shape = None;
+            }
+        }
+    }
+    instructions.push(root);
+    let computation = ast::Computation {
+        entry: true,
+        name: ast::Name {
+            text: instruction.name.text,
+            percent: false,
+            span: instruction.name.span,
+        },
+        signature: None,
+        instructions,
+        attributes: Vec::new(),
+        span: instruction.span,
+    };
+    let wrapped = ast::Module {
+        header: module.header.clone(),
+        tables: module.tables.clone(),
+        computations: vec![computation],
+        instruction: None,
+    };
+    lower_module(&wrapped)
+}
+
 struct ComputationLowering<'a, 's> {
     computation_ids: &'a HashMap<&'s str, (ComputationId, Span)>,
     errors: &'a mut Vec<ModuleError>,
@@ -237,6 +329,10 @@ struct PendingOperand<'s> {
     user: InstrId,
     slot: u32,
     name: ast::Name<'s>,
+    /// The shape the text declared for the operand (`f32[2] %x`), if any.
+    shape: Option<Shape>,
+    /// The compact tuple-element path (`%t#1`).
+    path: Vec<i64>,
 }
 
 impl<'s> ComputationLowering<'_, 's> {
@@ -277,6 +373,26 @@ impl<'s> ComputationLowering<'_, 's> {
         for operand in pending {
             match self.names.get(operand.name.text) {
                 Some(&(id, _)) => {
+                    if let Some(declared) = &operand.shape {
+                        let actual = self.computation.instruction(id);
+                        let actual = if operand.path.is_empty() {
+                            Some(&actual.shape)
+                        } else {
+                            actual.shape.subshape(&operand.path)
+                        };
+                        if let Some(actual) = actual.filter(|a| {
+                            self.computation.instruction(id).shape_written
+                                && !crate::verify::shapes::compatible(declared, a)
+                        }) {
+                            self.errors.push(ModuleError::Invalid {
+                                message: format!(
+                                    "The declared operand shape {declared} is not compatible \
+                                     with the shape of the operand instruction {actual}."
+                                ),
+                                span: operand.name.span,
+                            });
+                        }
+                    }
                     self.computation
                         .add_operand_edge(id, operand.user, operand.slot);
                 }
@@ -291,6 +407,39 @@ impl<'s> ComputationLowering<'_, 's> {
         if let Some(root_id) = root.or(last) {
             self.computation.set_root(root_id);
             self.computation.root_written = root.is_some();
+        }
+        if let (Some(signature), Some(root_id)) = (&computation.signature, root.or(last)) {
+            if let Ok(declared) = lower_shape(&signature.result) {
+                let root_shape = &self.computation.instruction(root_id).shape;
+                if self.computation.instruction(root_id).shape_written
+                    && !crate::verify::shapes::compatible(&declared, root_shape)
+                {
+                    self.errors.push(ModuleError::Invalid {
+                        message: format!(
+                            "Shape of computation {}, {}, is not compatible with that of its \
+                             root instruction {}, {}",
+                            computation.name.text,
+                            crate::verify::shapes::strip_layouts(&declared),
+                            self.computation.instruction(root_id).name,
+                            crate::verify::shapes::strip_layouts(root_shape)
+                        ),
+                        span: computation.name.span,
+                    });
+                }
+            }
+        }
+        // (e) Parameter numbers are unique.
+        let parameters = self.computation.parameters();
+        for pair in parameters.windows(2) {
+            if let [(a, _), (b, id)] = pair {
+                if a == b {
+                    let span = self.computation.instruction(*id).span;
+                    self.errors.push(ModuleError::Invalid {
+                        message: format!("Duplicate parameter number {a}"),
+                        span,
+                    });
+                }
+            }
         }
         if let Some(signature) = &computation.signature {
             let parameters = self.computation.parameters();
@@ -351,7 +500,9 @@ impl<'s> ComputationLowering<'_, 's> {
                     .push(TextAttribute::new(attribute.name.text, &value)),
                 Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
             }
-            if CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text) {
+            if CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
+                && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text)
+            {
                 self.called(&attribute.value, &mut lowered.called);
             }
         }
@@ -436,7 +587,11 @@ impl<'s> ComputationLowering<'_, 's> {
         for (slot, operand) in operands.iter().enumerate() {
             let slot = slot as u32;
             match operand {
-                ast::Operand::Ref { name, indices, .. } => {
+                ast::Operand::Ref {
+                    name,
+                    indices,
+                    shape,
+                } => {
                     let user_instruction = self.computation.instruction_mut(user);
                     if name.percent != user_instruction.style.operand_percent {
                         user_instruction.percent_exceptions.push(slot);
@@ -445,6 +600,11 @@ impl<'s> ComputationLowering<'_, 's> {
                         user,
                         slot,
                         name: *name,
+                        shape: shape
+                            .as_ref()
+                            .and_then(|s| lower_shape(s).ok())
+                            .map(with_default_layouts),
+                        path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
                     });
                     if !indices.is_empty() {
                         let path = indices.iter().filter_map(|i| i.text.parse().ok()).collect();
@@ -548,7 +708,23 @@ impl<'s> ComputationLowering<'_, 's> {
                         }),
                     }
                 }
+                // A list holding more than names is an in-place computation written
+                // without instruction names, which XLA's parser rejects.
+                Term::List(list)
+                    if list
+                        .terms
+                        .iter()
+                        .any(|t| matches!(t, Term::List(_) | Term::Attr { .. })) =>
+                {
+                    self.errors.push(ModuleError::Invalid {
+                        message: "expects name: an instruction of an in-place computation \
+                                  needs `name =`"
+                            .into(),
+                        span: list.span,
+                    })
+                }
                 Term::List(list) => self.called(&list.terms, called),
+                Term::Body(instructions, _) => self.errors.extend(check_body(instructions)),
                 _ => {}
             }
         }
@@ -579,6 +755,42 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
     }
+}
+
+/// Checks a computation written in place (`to_apply={ ... }`): every instruction is named
+/// and every operand names an instruction of the body, as XLA's parser requires.
+fn check_body(instructions: &[ast::Instruction<'_>]) -> Vec<ModuleError> {
+    let mut errors = Vec::new();
+    for instruction in instructions {
+        if instruction.name.text.is_empty() {
+            errors.push(ModuleError::Invalid {
+                message: "expects name: an instruction of an in-place computation needs \
+                          `name =`"
+                    .into(),
+                span: instruction.span,
+            });
+        }
+        for operand in &instruction.operands {
+            match operand {
+                ast::Operand::Ref { name, .. }
+                    if !instructions.iter().any(|i| i.name.text == name.text) =>
+                {
+                    errors.push(ModuleError::Invalid {
+                        message: format!("instruction does not exist: {}", name.text),
+                        span: name.span,
+                    })
+                }
+                ast::Operand::Shape(_) => errors.push(ModuleError::Invalid {
+                    message: "expects name: an operand of an in-place computation must name \
+                              an instruction"
+                        .into(),
+                    span: instruction.span,
+                }),
+                _ => {}
+            }
+        }
+    }
+    errors
 }
 
 /// How one line writes names (`%` or not) and operands (with shapes or not).

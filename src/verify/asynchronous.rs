@@ -56,6 +56,23 @@ fn thread(instruction: &Instruction) -> Option<&str> {
         .map(|t| t.trim().trim_matches('"'))
 }
 
+/// The computation the chain `id` belongs to wraps: the first one written, walking back to
+/// the start.
+fn chain_calls(computation: &Computation, mut id: InstrId) -> Option<&str> {
+    // Chains are acyclic (checked before), and each step moves to an operand.
+    for _ in 0..computation.len() {
+        let instruction = computation.instruction(id);
+        if let Some(name) = calls(instruction) {
+            return Some(name);
+        }
+        match computation.operands(id).first() {
+            Some(&operand) if part_of(instruction) != Some(AsyncPart::Start) => id = operand,
+            _ => break,
+        }
+    }
+    None
+}
+
 /// The thread of the chain `id` belongs to: the first one written, walking back to the
 /// start; `main` when none is.
 fn chain_thread<'a>(computation: &'a Computation, mut id: InstrId) -> &'a str {
@@ -138,7 +155,7 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
             ));
         }
     }
-    if let (Some(expected), Some(found)) = (calls(previous), calls(instruction)) {
+    if let (Some(expected), Some(found)) = (chain_calls(computation, operand), calls(instruction)) {
         if expected != found {
             errors.push(format!(
                 "Expect async_wrapped_computation to be {expected}, but got {found}"

@@ -238,7 +238,20 @@ fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
         }
         let instruction = computation.instruction(id);
         let arity = instruction.opcode.arity();
-        if !arity.accepts(slots.len()) {
+        let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
+            || attributes::async_sugar(&instruction.opcode)
+                .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
+        if continues_async && slots.is_empty() {
+            errors.push(VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "No operand found for AsyncUpdate and AsyncDone: `{}` takes the async op \
+                     it continues as its operand",
+                    instruction.opcode
+                ),
+            ));
+        } else if !arity.accepts(slots.len()) {
             errors.push(VerifyError::new(
                 computation,
                 Some(id),
