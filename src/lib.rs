@@ -36,6 +36,8 @@ pub mod assign;
 pub mod error;
 pub mod ir;
 pub mod lower;
+pub mod pass;
+pub mod passes;
 pub mod print;
 pub mod syntax;
 pub mod verify;

@@ -7,6 +7,8 @@ mod assign;
 mod check;
 mod explain;
 mod fmt;
+mod opt;
+mod passes;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -58,12 +60,18 @@ enum Command {
     Fmt(fmt::Args),
     /// Parse HLO files and report every error.
     Check(check::Args),
+    /// Run a pipeline of passes over a module (`--passes dce,fixpoint(a,b)`).
+    Opt(opt::Args),
+    /// List every registered pass with its description.
+    Passes(passes::Args),
 }
 
 /// Outcome of a command, turned into the exit code.
 pub enum Outcome {
     Success,
     InvalidInput,
+    /// A usage error found after clap's parsing (exit code 2).
+    Usage,
 }
 
 pub fn main() -> ExitCode {
@@ -74,10 +82,13 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
+        Command::Opt(args) => opt::run(args),
+        Command::Passes(args) => passes::run(args),
     };
     match outcome {
         Outcome::Success => ExitCode::SUCCESS,
         Outcome::InvalidInput => ExitCode::from(1),
+        Outcome::Usage => ExitCode::from(2),
     }
 }
 

@@ -1,0 +1,129 @@
+//! `hlo-layout opt FILE|- --passes a,b,fixpoint(c,d) [-o OUT] [--dump-dir D]
+//! [--dump-pass-re RE] [--no-verify] [--timing]`: runs a pipeline of passes, as `hlo-opt`.
+
+use std::path::PathBuf;
+
+use hlo_layout::pass::{parse_pipeline, DumpOptions, PipelineOptions, DEFAULT_FIXPOINT_CAP};
+
+use super::{read_input, report_errors, write_output, Outcome};
+
+/// The pipeline name in dump file names.
+const PIPELINE: &str = "opt";
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Passes: see `hlo-layout passes`. Exit codes: 0 success, 1 invalid \
+input or a pass failed or broke the module, 2 usage error (including a bad --passes)."
+)]
+pub struct Args {
+    /// The HLO file; `-` (the default) reads standard input.
+    #[arg(default_value = "-")]
+    file: String,
+    /// The pipeline: pass names separated by commas, `fixpoint(a,b)` groups repeated while
+    /// they change the module, `name{flag}` for pass flags.
+    #[arg(long, value_name = "PIPELINE")]
+    passes: String,
+    /// Write the result to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Write the module between passes to this directory, named as XLA names its dumps
+    /// (`module_0000.<name>.0001.opt.after_<pass>.before_<next>.txt`).
+    #[arg(long, value_name = "DIR")]
+    dump_dir: Option<PathBuf>,
+    /// Dump only around passes whose name matches this regex (default `.*`: every pass
+    /// that changed the module, as XLA's `--xla_dump_hlo_pass_re`).
+    #[arg(long, value_name = "RE", requires = "dump_dir")]
+    dump_pass_re: Option<String>,
+    /// Do not verify the input and the module after each pass that changed it.
+    #[arg(long)]
+    no_verify: bool,
+    /// Print the time each pass took to standard error.
+    #[arg(long)]
+    timing: bool,
+    /// The most iterations of a `fixpoint(...)` group; past it, a warning and on.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_FIXPOINT_CAP)]
+    fixpoint_cap: usize,
+    /// Read `// -----` lines as separators between modules, as XLA's tools do.
+    #[arg(long)]
+    split_input_file: bool,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let spec = match parse_pipeline(&args.passes) {
+        Ok(spec) => spec,
+        Err(errors) => {
+            report_errors("--passes", &args.passes, errors);
+            return Outcome::Usage;
+        }
+    };
+    let dump = match &args.dump_dir {
+        None => None,
+        Some(dir) => {
+            let pattern = args.dump_pass_re.as_deref().unwrap_or(".*");
+            match regex::Regex::new(pattern) {
+                Ok(re) => Some(DumpOptions::new(dir, re)),
+                Err(error) => {
+                    eprintln!("error: invalid --dump-pass-re `{pattern}`: {error}");
+                    return Outcome::Usage;
+                }
+            }
+        }
+    };
+    let Some(text) = read_input(&args.file) else {
+        return Outcome::InvalidInput;
+    };
+    let parts = if args.split_input_file {
+        hlo_layout::syntax::split_modules(&text)
+    } else {
+        vec![0..text.len()]
+    };
+    let mut modules = Vec::with_capacity(parts.len());
+    let mut errors = Vec::new();
+    for range in parts {
+        match hlo_layout::parse_module_range(&text, range) {
+            Ok(module) => modules.push(module),
+            Err(found) => errors.extend(found),
+        }
+    }
+    if !errors.is_empty() {
+        report_errors(&args.file, &text, errors);
+        return Outcome::InvalidInput;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (index, module) in modules.iter_mut().enumerate() {
+        let options = PipelineOptions {
+            verify_after_change: !args.no_verify,
+            dump: dump.clone().map(|mut d| {
+                d.module_id = u32::try_from(index).unwrap_or(u32::MAX);
+                d
+            }),
+            fixpoint_cap: args.fixpoint_cap,
+            ..PipelineOptions::default()
+        };
+        let mut pipeline = spec.instantiate(PIPELINE, options);
+        match pipeline.run(module) {
+            Ok(report) => {
+                for warning in &report.warnings {
+                    eprintln!("warning: {warning}");
+                }
+                if args.timing {
+                    eprintln!(
+                        "timing: module {}, pipeline {}",
+                        module.name,
+                        pipeline.describe()
+                    );
+                    eprint!("{}", report.timing);
+                }
+            }
+            Err(error) => {
+                report_errors(&args.file, &text, vec![error]);
+                return Outcome::InvalidInput;
+            }
+        }
+        if index > 0 {
+            out.push_str("// -----\n\n");
+        }
+        out.push_str(&hlo_layout::print::print_ir_module(module));
+    }
+    write_output(args.output.as_deref(), &out)
+}

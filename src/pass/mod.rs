@@ -1,0 +1,168 @@
+//! The pass framework: a [`Pass`] transforms a [`Module`]; a [`Pipeline`] runs passes in
+//! order and in `fixpoint(...)` groups, verifies the module after every pass that changed it,
+//! times each pass and dumps the module between passes with XLA's file names.
+//!
+//! ```text
+//! "dce,fixpoint(simplify-layout-ops,dce)" ──parse_pipeline──► Pipeline ──run──► Module
+//!                        │ registry::all()                       │ verify after each change
+//!                        ▼                                       ▼
+//!              PipelineSyntaxError (span)              PipelineError (names the pass)
+//! ```
+//!
+//! A pass is a value with a stable kebab-case name, as XLA's `HloPassInterface` is:
+//!
+//! ```
+//! use hlo_layout::ir::Module;
+//! use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline};
+//!
+//! /// Counts instructions; changes nothing.
+//! struct Count(usize);
+//!
+//! impl Pass for Count {
+//!     fn name(&self) -> &'static str {
+//!         "count"
+//!     }
+//!     fn description(&self) -> &'static str {
+//!         "Counts the instructions of every computation."
+//!     }
+//!     fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<Changed, PassError> {
+//!         self.0 = module.instruction_count();
+//!         Ok(Changed::NO)
+//!     }
+//! }
+//!
+//! let mut module = hlo_layout::parse_module("ENTRY e {\n  ROOT c = f32[] constant(1)\n}\n").unwrap();
+//! let mut pipeline = Pipeline::new("example");
+//! pipeline.add(Count(0));
+//! let report = pipeline.run(&mut module).unwrap();
+//! assert!(!report.changed);
+//! // The pipeline verifies its input first, then times each pass.
+//! let names: Vec<&str> = report.timing.entries().iter().map(|e| e.name.as_str()).collect();
+//! assert_eq!(names, ["verifier", "count"]);
+//! ```
+//!
+//! Architecture invariants: passes edit the module only through the mutation API of
+//! [`crate::ir::module`]; the pipeline never prints anything itself (warnings and timing are
+//! values the caller prints); dumps are the only IO, and only when asked for.
+
+mod dump;
+mod parse;
+mod pipeline;
+pub mod registry;
+
+use crate::ir::module::EditError;
+use crate::ir::Module;
+use crate::verify::{VerifyError, VerifyOptions};
+
+pub use dump::{dump_file_name, DumpOptions, PIPELINE_END, PIPELINE_START};
+pub use parse::{parse_pipeline, PipelineSpec, PipelineSyntaxError, StepSpec};
+pub use pipeline::{
+    CapPolicy, Pipeline, PipelineError, PipelineOptions, RunReport, Step, Timing, TimingEntry,
+    DEFAULT_FIXPOINT_CAP,
+};
+
+/// Whether a pass changed the module. The pipeline verifies only after a change, so a pass
+/// that edits the module must say so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct Changed(pub bool);
+
+impl Changed {
+    pub const YES: Changed = Changed(true);
+    pub const NO: Changed = Changed(false);
+}
+
+impl From<bool> for Changed {
+    fn from(changed: bool) -> Changed {
+        Changed(changed)
+    }
+}
+
+impl std::ops::BitOr for Changed {
+    type Output = Changed;
+    fn bitor(self, other: Changed) -> Changed {
+        Changed(self.0 || other.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Changed {
+    fn bitor_assign(&mut self, other: Changed) {
+        self.0 |= other.0;
+    }
+}
+
+/// A transformation over one module. Implementations must leave the module verifiable; the
+/// pipeline checks that after every run that returns [`Changed::YES`].
+pub trait Pass {
+    /// The stable kebab-case name used by `--passes`, dumps and timing (e.g. `dce`).
+    fn name(&self) -> &'static str;
+    /// One sentence saying what the pass does, for `hlo-layout passes`.
+    fn description(&self) -> &'static str;
+    /// Runs the pass; returns whether anything changed.
+    fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError>;
+}
+
+/// What a pipeline shares with the passes it runs.
+#[derive(Clone, Debug, Default)]
+pub struct PassContext {
+    /// The checks the pipeline's verifier makes; the `verify` pass adds to them.
+    pub verify: VerifyOptions,
+    warnings: Vec<String>,
+}
+
+impl PassContext {
+    pub fn new(verify: VerifyOptions) -> PassContext {
+        PassContext {
+            verify,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Records a warning for the caller to show; passes never print.
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(message.into());
+    }
+
+    /// Warnings in the order they were recorded.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub(crate) fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+}
+
+/// Why a pass failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum PassError {
+    /// The pass gave up, saying why.
+    #[error("{0}")]
+    #[diagnostic(code(hlo::pass::failed))]
+    Message(String),
+    /// An edit through the mutation API was refused.
+    #[error(transparent)]
+    #[diagnostic(code(hlo::pass::edit))]
+    Edit(#[from] EditError),
+    /// The verifier found problems (what the `verify` pass returns).
+    #[error("the module does not verify ({} error{})", errors.len(), plural(errors.len()))]
+    #[diagnostic(code(hlo::pass::verify))]
+    Verify {
+        #[related]
+        errors: Vec<VerifyError>,
+    },
+}
+
+impl PassError {
+    pub fn message(message: impl Into<String>) -> PassError {
+        PassError::Message(message.into())
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
