@@ -3,6 +3,7 @@
 
 use crate::lower::{LowerError, ModuleError};
 use crate::syntax::SyntaxError;
+use crate::verify::VerifyError;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum Error {
@@ -15,4 +16,7 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Module(#[from] ModuleError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Verify(#[from] VerifyError),
 }

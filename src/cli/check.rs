@@ -1,4 +1,5 @@
-//! `hlo-layout check FILE... [--format text|json]`: parse and report every error.
+//! `hlo-layout check FILE... [--format text|json]`: parse, lower and verify; report every
+//! error.
 
 use miette::Diagnostic;
 
@@ -101,7 +102,7 @@ fn check_file(file: &str, split: bool, format: Format) -> FileReport {
     let modules = parts.len();
     let errors: Vec<hlo_layout::Error> = parts
         .into_iter()
-        .filter_map(|range| hlo_layout::format_module_range(&text, range).err())
+        .filter_map(|range| check_module(&text, range).err())
         .flatten()
         .collect();
     let reports: Vec<ErrorReport> = errors.iter().map(|e| error_report(&text, e)).collect();
@@ -114,6 +115,14 @@ fn check_file(file: &str, split: bool, format: Format) -> FileReport {
         modules,
         errors: reports,
     }
+}
+
+/// Parses, prints, lowers and verifies one module: syntax errors first, then meaning.
+fn check_module(text: &str, range: std::ops::Range<usize>) -> Result<(), Vec<hlo_layout::Error>> {
+    hlo_layout::format_module_range(text, range.clone())?;
+    let module = hlo_layout::parse_module_range(text, range)?;
+    hlo_layout::verify::verify(&module, &hlo_layout::verify::VerifyOptions::default())
+        .map_err(|errors| errors.into_iter().map(hlo_layout::Error::from).collect())
 }
 
 fn error_report(text: &str, error: &hlo_layout::Error) -> ErrorReport {
