@@ -111,7 +111,8 @@ fn corpus_modules_pass_the_structural_verifier() {
         };
         for path in common::files(&dir, "hlo") {
             let text = std::fs::read_to_string(&path).unwrap();
-            let module = hlo_layout::parse_module(&text).unwrap_or_else(|_| panic!("{}", path.display()));
+            let module =
+                hlo_layout::parse_module(&text).unwrap_or_else(|_| panic!("{}", path.display()));
             let options = hlo_layout::verify::VerifyOptions::default();
             if let Err(errors) = hlo_layout::verify::verify(&module, &options) {
                 panic!("{}: {:?}", path.display(), errors);
