@@ -214,35 +214,17 @@ fn remove_dead_instructions(
     Ok(changed)
 }
 
-/// Removes computations the entry does not reach through called computations, unless a
-/// kept instruction's attribute text names them (an attribute the lowering does not know).
+/// Removes computations the entry does not reach through called computations, or through
+/// a name in a kept instruction's attribute text (an attribute the lowering does not know
+/// as a call, which printing would otherwise leave dangling).
 fn remove_dead_computations(module: &mut Module) -> Changed {
     let count = module.computations.len();
-    let mut reached = vec![false; count];
-    let mut stack = vec![module.entry.0 as usize];
-    while let Some(index) = stack.pop() {
-        if index >= count || std::mem::replace(&mut reached[index], true) {
-            continue;
-        }
-        let computation = &module.computations[index];
-        for &id in computation.order() {
-            stack.extend(
-                computation
-                    .instruction(id)
-                    .called
-                    .iter()
-                    .map(|c| c.0 as usize),
-            );
-        }
-    }
-    if reached.iter().all(|&r| r) {
+    let by_calls = reach(module, false);
+    if by_calls.iter().all(|&r| r) {
         return Changed::NO;
     }
-    for index in 0..count {
-        if !reached[index] && named_in_attributes(module, &reached, index) {
-            reached[index] = true;
-        }
-    }
+    // Scanning attribute text costs a pass over it, so only when something looks dead.
+    let reached = reach(module, true);
     if reached.iter().all(|&r| r) {
         return Changed::NO;
     }
@@ -273,30 +255,43 @@ fn remove_dead_computations(module: &mut Module) -> Changed {
     Changed::YES
 }
 
-/// Whether computation `index`'s name appears as a whole word in an attribute of a kept
-/// computation's instruction.
-fn named_in_attributes(module: &Module, kept: &[bool], index: usize) -> bool {
-    let name = module.computations[index].name.as_str();
-    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-    let mentions = |text: &str| {
-        text.match_indices(name).any(|(at, _)| {
-            let before = text.as_bytes()[..at].last().copied();
-            let after = text.as_bytes().get(at + name.len()).copied();
-            !before.is_some_and(is_name_byte) && !after.is_some_and(is_name_byte)
-        })
+/// Computations reachable from the entry through `called`, and with `by_name` also
+/// through computation names appearing as words in attribute text.
+fn reach(module: &Module, by_name: bool) -> Vec<bool> {
+    let count = module.computations.len();
+    let names: std::collections::HashMap<&str, usize> = if by_name {
+        module
+            .computations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.as_str(), i))
+            .collect()
+    } else {
+        Default::default()
     };
-    module
-        .computations
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| kept[*i])
-        .any(|(_, computation)| {
-            computation.order().iter().any(|&id| {
-                computation
-                    .instruction(id)
-                    .attributes
-                    .iter()
-                    .any(|a| mentions(&a.value))
-            })
-        })
+    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let mut reached = vec![false; count];
+    let mut stack = vec![module.entry.0 as usize];
+    while let Some(index) = stack.pop() {
+        if index >= count || std::mem::replace(&mut reached[index], true) {
+            continue;
+        }
+        let computation = &module.computations[index];
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            stack.extend(instruction.called.iter().map(|c| c.0 as usize));
+            if !by_name {
+                continue;
+            }
+            for attribute in &instruction.attributes {
+                stack.extend(
+                    attribute
+                        .value
+                        .split(|c: char| !c.is_ascii() || !is_name_byte(c as u8))
+                        .filter_map(|word| names.get(word).copied()),
+                );
+            }
+        }
+    }
+    reached
 }

@@ -74,12 +74,14 @@ impl Pass for SimplifyLayoutOps {
             .flat_map(|c| c.order().iter().map(|&id| c.instruction(id).name.clone()))
             .collect();
         let style = module.style;
+        let mut next_suffix = 0;
         let mut changed = Changed::NO;
         for computation in &mut module.computations {
             let mut rewriter = Rewriter {
                 control: super::control_dependent(computation),
                 computation,
                 names: &mut names,
+                next_suffix: &mut next_suffix,
                 style,
                 scheduled,
             };
@@ -93,6 +95,8 @@ struct Rewriter<'a> {
     computation: &'a mut Computation,
     control: Vec<bool>,
     names: &'a mut HashSet<String>,
+    /// The last suffix tried for a new bitcast's name.
+    next_suffix: &'a mut u64,
     style: crate::ir::module::PrintStyle,
     scheduled: bool,
 }
@@ -103,7 +107,7 @@ enum Action {
     Forward(InstrId),
     /// Point the bitcast at this operand instead (a chain folded).
     Rewire(InstrId),
-    /// Replace with `bitcast(operand)`.
+    /// Replace with `bitcast(source)`, `source` being no bitcast.
     Bitcast(InstrId),
 }
 
@@ -147,7 +151,7 @@ impl Rewriter<'_> {
                 if same_physical_shape(from, to) {
                     Some(Action::Forward(operand))
                 } else if moves_nothing(from, to, Correspondence::Reshape, &instruction.opcode) {
-                    Some(Action::Bitcast(operand))
+                    Some(self.bitcast_of(operand, to))
                 } else {
                     None
                 }
@@ -164,12 +168,23 @@ impl Rewriter<'_> {
                 if same_physical_shape(from, to) && (identity || bitcast) {
                     Some(Action::Forward(operand))
                 } else if bitcast {
-                    Some(Action::Bitcast(operand))
+                    Some(self.bitcast_of(operand, to))
                 } else {
                     None
                 }
             }
             _ => None,
+        }
+    }
+
+    /// `bitcast(operand)` with the bitcast chain below it folded, or the chain's source when
+    /// that already has the shape.
+    fn bitcast_of(&self, operand: InstrId, shape: &Shape) -> Action {
+        let source = self.bitcast_source(operand);
+        if same_physical_shape(&self.computation.instruction(source).shape, shape) {
+            Action::Forward(source)
+        } else {
+            Action::Bitcast(source)
         }
     }
 
@@ -192,13 +207,13 @@ impl Rewriter<'_> {
         let old_operand = self.computation.operands(id).first().copied();
         match action {
             Action::Forward(source) => {
-                self.computation.replace_all_uses(id, source);
+                self.replace_all_uses(id, source)?;
                 self.remove(id)?;
             }
             Action::Rewire(source) => {
                 self.computation.replace_operand(id, 0, source)?;
             }
-            Action::Bitcast(operand) => {
+            Action::Bitcast(source) => {
                 let name = self.fresh_name("bitcast");
                 let old = self.computation.instruction(id);
                 let mut bitcast = Instruction::new(name, Opcode::Bitcast, old.shape.clone());
@@ -209,10 +224,9 @@ impl Rewriter<'_> {
                         bitcast.set_attribute(name, value);
                     }
                 }
-                let source = self.bitcast_source(operand);
                 let new = self.computation.insert_before(id, bitcast, &[source]);
                 self.grow_control_table(new);
-                self.computation.replace_all_uses(id, new);
+                self.replace_all_uses(id, new)?;
                 self.remove(id)?;
             }
         }
@@ -220,6 +234,24 @@ impl Rewriter<'_> {
         if let Some(operand) = old_operand {
             self.remove_dead_bitcasts(operand)?;
         }
+        Ok(())
+    }
+
+    /// Points every use of `old` at `new`. The uses are rewired straight from the graph's
+    /// edges (the order of rewiring does not matter), which spares `users()`'s sort by print
+    /// position; `replace_all_uses` then only moves the root.
+    fn replace_all_uses(&mut self, old: InstrId, new: InstrId) -> Result<(), PassError> {
+        use petgraph::visit::EdgeRef;
+        let uses: Vec<(InstrId, u32)> = self
+            .computation
+            .graph()
+            .edges_directed(old, petgraph::Direction::Outgoing)
+            .map(|e| (e.target(), *e.weight()))
+            .collect();
+        for (user, slot) in uses {
+            self.computation.replace_operand(user, slot, new)?;
+        }
+        self.computation.replace_all_uses(old, new);
         Ok(())
     }
 
@@ -249,12 +281,13 @@ impl Rewriter<'_> {
         Ok(())
     }
 
+    /// `bitcast`, `bitcast.1`, ...: the first free one, resuming the count where the last
+    /// search stopped so that naming stays linear.
     fn fresh_name(&mut self, base: &str) -> String {
         let mut name = base.to_string();
-        let mut n = 0;
         while self.names.contains(&name) || self.computation.find(&name).is_some() {
-            n += 1;
-            name = format!("{base}.{n}");
+            *self.next_suffix += 1;
+            name = format!("{base}.{}", self.next_suffix);
         }
         self.names.insert(name.clone());
         name
