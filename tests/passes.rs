@@ -334,3 +334,26 @@ fn steps_can_be_built_without_the_parser() {
     let printed = hlo_layout::print::print_ir_module(&module);
     assert!(!printed.contains("dead"), "{printed}");
 }
+
+/// A computation named only by an attribute the lowering does not read as a call stays, and
+/// so does everything it calls; an unreferenced one goes.
+#[test]
+fn dce_keeps_computations_named_in_unknown_attributes() {
+    let text = "HloModule m\n\n%leaf (a: f32[]) -> f32[] {\n  ROOT %a = f32[] parameter(0)\n}\n\n%named (b: f32[]) -> f32[] {\n  %b = f32[] parameter(0)\n  ROOT %c = f32[] call(%b), to_apply=%leaf\n}\n\n%orphan (d: f32[]) -> f32[] {\n  ROOT %d = f32[] parameter(0)\n}\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0), some_future_attribute=%named\n}\n";
+    let mut module = parse(text);
+    // The verifier rejects attributes it does not know; this is about `dce` alone.
+    let options = PipelineOptions {
+        verify_after_change: false,
+        ..PipelineOptions::default()
+    };
+    let report = run("dce", &mut module, options).unwrap();
+    assert!(report.changed);
+    let names: Vec<&str> = module
+        .computations
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["leaf", "named", "e"]);
+    let printed = hlo_layout::print::print_ir_module(&module);
+    parse(&printed);
+}
