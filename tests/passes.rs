@@ -96,7 +96,10 @@ fn pipelines_parse_nested_groups_and_flags() {
 #[test]
 fn the_registry_is_alphabetical_and_complete() {
     let names: Vec<&str> = registry::all().iter().map(|p| p.name).collect();
-    assert_eq!(names, ["dce", "simplify-layout-ops", "verify"]);
+    assert_eq!(
+        names,
+        ["dce", "layout-assignment", "simplify-layout-ops", "verify"]
+    );
 }
 
 /// Says it changed the module every time, so a fixed point never comes.

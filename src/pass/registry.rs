@@ -36,6 +36,12 @@ static PASSES: &[PassInfo] = &[
         create: |_| Box::new(passes::dce::Dce),
     },
     PassInfo {
+        name: passes::layout_assignment::NAME,
+        description: passes::layout_assignment::DESCRIPTION,
+        flags: passes::layout_assignment::FLAGS,
+        create: passes::layout_assignment::create,
+    },
+    PassInfo {
         name: passes::simplify_layout_ops::NAME,
         description: passes::simplify_layout_ops::DESCRIPTION,
         flags: &[],

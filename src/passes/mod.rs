@@ -2,6 +2,7 @@
 //! before/after example; [`crate::pass::registry`] lists them.
 
 pub mod dce;
+pub mod layout_assignment;
 pub mod simplify_layout_ops;
 pub mod verify;
 

@@ -1,0 +1,72 @@
+//! `layout-assignment`: gives every array a layout for a target and inserts `bitcast` or
+//! `copy` where a producer's layout differs from what its user needs. The rules are those of
+//! [`crate::assign`]; this wraps them as a pass, e.g.
+//! `--passes layout-assignment{tpu-v4},simplify-layout-ops,dce,verify{layout-sensitive}`.
+//!
+//! Before:
+//! ```text
+//! ENTRY main {
+//!   p = f32[16,128]{1,0} parameter(0)
+//!   ROOT r = f32[2,8,128]{2,1,0} reshape(p)
+//! }
+//! ```
+//! After (`tpu-v5e`, the default):
+//! ```text
+//! ENTRY main {
+//!   p = f32[16,128]{1,0:T(8,128)} parameter(0)
+//!   ROOT r = f32[2,8,128]{2,1,0:T(8,128)} bitcast(p)
+//! }
+//! ```
+
+use crate::assign::assign_layouts;
+use crate::ir::target::TARGET_NAMES;
+use crate::ir::{Module, Target};
+use crate::pass::{Changed, Pass, PassContext, PassError};
+
+pub const NAME: &str = "layout-assignment";
+pub const DESCRIPTION: &str = "Assigns TPU (default tpu-v5e) or CPU layouts with bitcast or copy where layouts differ; `layout-assignment{tpu-v4}` picks the target.";
+pub const FLAGS: &[(&str, &str)] = &[
+    (TARGET_NAMES[0], "TPU v5e tiles (the default)"),
+    (TARGET_NAMES[1], "TPU v4 tiles"),
+    (TARGET_NAMES[2], "TPU v3 tiles (minimum tiles doubled)"),
+    (TARGET_NAMES[3], "TPU v6e tiles"),
+    (
+        TARGET_NAMES[4],
+        "untiled descending layouts, as XLA's CPU backend",
+    ),
+];
+
+pub struct LayoutAssignment {
+    pub target: Target,
+}
+
+pub(crate) fn create(flags: &[&'static str]) -> Box<dyn Pass> {
+    let target = flags
+        .iter()
+        .find_map(|flag| Target::from_name(flag))
+        .unwrap_or_else(Target::default_tpu);
+    Box::new(LayoutAssignment { target })
+}
+
+impl Pass for LayoutAssignment {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
+        let before = crate::print::print_ir_module(module);
+        let report =
+            assign_layouts(module, &self.target).map_err(|e| PassError::message(e.to_string()))?;
+        if report.copies_inserted > 0 {
+            cx.warn(format!(
+                "{NAME}: {} copies move {} bytes",
+                report.copies_inserted, report.copy_bytes
+            ));
+        }
+        Ok(Changed(crate::print::print_ir_module(module) != before))
+    }
+}
