@@ -161,7 +161,7 @@ impl<'a> Parser<'a> {
         Ok((token, span))
     }
 
-    fn expect(&mut self, want: Token<'_>, context: &str) -> Result<Span, PipelineSyntaxError> {
+    fn require(&mut self, want: Token<'_>, context: &str) -> Result<Span, PipelineSyntaxError> {
         let (token, span) = self.next()?;
         if token == want {
             Ok(span)
@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
             ));
         };
         if name == "fixpoint" {
-            self.expect(Token::Open, "after `fixpoint`")
+            self.require(Token::Open, "after `fixpoint`")
                 .map_err(|e| e.with_help("a fixed-point group is written `fixpoint(a,b)`"))?;
             if self.peek()?.0 == Token::Close {
                 let (_, close) = self.next()?;
@@ -210,7 +210,7 @@ impl<'a> Parser<'a> {
             }
             let steps = self.sequence()?;
             let close = self
-                .expect(Token::Close, "to close `fixpoint(`")
+                .require(Token::Close, "to close `fixpoint(`")
                 .map_err(|e| {
                     if e.span.start == self.text.len() {
                         // Nothing to point at past the end; point at the opener instead.

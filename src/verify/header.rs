@@ -35,7 +35,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn expect(&mut self, c: char, what: &str) -> Result<(), String> {
+    fn require(&mut self, c: char, what: &str) -> Result<(), String> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -67,7 +67,7 @@ impl<'a> Cursor<'a> {
 
     /// `{}` or `{0, 1}`.
     fn shape_index(&mut self) -> Result<(), String> {
-        self.expect('{', "at the start of a shape index")?;
+        self.require('{', "at the start of a shape index")?;
         if self.eat('}') {
             return Ok(());
         }
@@ -76,7 +76,7 @@ impl<'a> Cursor<'a> {
             if self.eat('}') {
                 return Ok(());
             }
-            self.expect(',', "or `}` at the end of a shape index")?;
+            self.require(',', "or `}` at the end of a shape index")?;
         }
     }
 }
@@ -84,16 +84,16 @@ impl<'a> Cursor<'a> {
 /// Checks the value of `input_output_alias`.
 pub fn input_output_alias(text: &str) -> Result<(), String> {
     let mut cursor = Cursor::new(text);
-    cursor.expect('{', "at the start of input_output_alias")?;
+    cursor.require('{', "at the start of input_output_alias")?;
     if cursor.eat('}') {
         return Ok(());
     }
     loop {
         cursor.shape_index()?;
-        cursor.expect(':', "after the output shape index")?;
-        cursor.expect('(', "before the parameter number")?;
+        cursor.require(':', "after the output shape index")?;
+        cursor.require('(', "before the parameter number")?;
         cursor.integer("the parameter number")?;
-        cursor.expect(',', "after the parameter number")?;
+        cursor.require(',', "after the parameter number")?;
         cursor.shape_index()?;
         if cursor.eat(',') {
             let kind = cursor.word();
@@ -101,11 +101,11 @@ pub fn input_output_alias(text: &str) -> Result<(), String> {
                 return Err(format!("expected may-alias or must-alias, found `{kind}`"));
             }
         }
-        cursor.expect(')', "at the end of the aliased parameter")?;
+        cursor.require(')', "at the end of the aliased parameter")?;
         if cursor.eat('}') {
             break;
         }
-        cursor.expect(',', "or `}` at the end of aliasing description")?;
+        cursor.require(',', "or `}` at the end of aliasing description")?;
     }
     match cursor.peek() {
         None => Ok(()),
@@ -119,20 +119,20 @@ pub fn input_output_alias(text: &str) -> Result<(), String> {
 /// Checks the value of `buffer_donor`.
 pub fn buffer_donor(text: &str) -> Result<(), String> {
     let mut cursor = Cursor::new(text);
-    cursor.expect('{', "at the start of buffer_donor")?;
+    cursor.require('{', "at the start of buffer_donor")?;
     if cursor.eat('}') {
         return Ok(());
     }
     loop {
-        cursor.expect('(', "before the parameter number")?;
+        cursor.require('(', "before the parameter number")?;
         cursor.integer("the parameter number")?;
-        cursor.expect(',', "after the parameter number")?;
+        cursor.require(',', "after the parameter number")?;
         cursor.shape_index()?;
-        cursor.expect(')', "at the end of the donor")?;
+        cursor.require(')', "at the end of the donor")?;
         if cursor.eat('}') {
             break;
         }
-        cursor.expect(',', "or `}` after a donor")?;
+        cursor.require(',', "or `}` after a donor")?;
     }
     match cursor.peek() {
         None => Ok(()),
