@@ -1,6 +1,7 @@
-//! Parse throughput (text to syntax tree) on the largest corpus files, beside XLA's own
-//! parser measured in the same run through `benches/xla_compare.py --time` when a jax venv
-//! is there. Not a test: `cargo bench --bench parse`.
+//! Throughput on the largest corpus files of parsing (text to syntax tree), of parsing and
+//! lowering (text to the IR graph, what XLA's parser does), and of those plus the verifier,
+//! beside XLA's own parser measured in the same run through `benches/xla_compare.py --time`
+//! when a jax venv is there. Not a test: `cargo bench --bench parse`.
 //!
 //! Environment: `HLO_CORPUS` (default `../shared/corpus`), `HLO_PYTHON` (default
 //! `/work/venv/bin/python`; set it empty to skip XLA).
@@ -22,6 +23,8 @@ fn main() {
     let files = bench_files(&corpus);
     let mut total_bytes = 0usize;
     let mut total_seconds = 0f64;
+    let mut total_lower_seconds = 0f64;
+    let mut total_verify_seconds = 0f64;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -42,20 +45,27 @@ fn main() {
             );
             drop(modules);
         }
+        let (best_lower, best_verify) = lower_and_verify(&text, &parts);
         total_bytes += text.len();
         total_seconds += best;
+        total_lower_seconds += best_lower;
+        total_verify_seconds += best_verify;
+        let mb = text.len() as f64 / 1e6;
         println!(
-            "ours {:60} {:7.2} MB  {:8.1} MB/s",
+            "ours {:60} {:7.2} MB  parse {:7.1} MB/s  +lower {:7.1} MB/s  +verify {:7.1} MB/s",
             name(path),
-            text.len() as f64 / 1e6,
-            text.len() as f64 / best / 1e6
+            mb,
+            mb / best,
+            mb / best_lower,
+            mb / best_verify
         );
     }
+    let mb = total_bytes as f64 / 1e6;
     println!(
-        "ours total: {:.2} MB in {:.1} ms = {:.1} MB/s (best of {REPEATS})",
-        total_bytes as f64 / 1e6,
-        total_seconds * 1e3,
-        total_bytes as f64 / total_seconds / 1e6
+        "ours total: {mb:.2} MB; parse {:.1} MB/s, parse+lower {:.1} MB/s, parse+lower+verify {:.1} MB/s (best of {REPEATS})",
+        mb / total_seconds,
+        mb / total_lower_seconds,
+        mb / total_verify_seconds
     );
     let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
     if python.is_empty() || !Path::new(&python).exists() {
@@ -73,6 +83,27 @@ fn main() {
     if !status.is_ok_and(|s| s.success()) {
         println!("XLA not measured: {python} benches/xla_compare.py --time failed");
     }
+}
+
+/// Best times of text -> IR and of text -> IR -> verified, over every module of the file.
+fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64) {
+    let mut best_lower = f64::INFINITY;
+    let mut best_verify = f64::INFINITY;
+    let options = hlo_layout::verify::VerifyOptions::default();
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        let modules: Vec<_> = parts
+            .iter()
+            .filter_map(|range| hlo_layout::parse_module_range(text, range.clone()).ok())
+            .collect();
+        let lowered = start.elapsed().as_secs_f64();
+        for module in &modules {
+            let _ = hlo_layout::verify::verify(module, &options);
+        }
+        best_lower = best_lower.min(lowered);
+        best_verify = best_verify.min(start.elapsed().as_secs_f64());
+    }
+    (best_lower, best_verify)
 }
 
 /// The `large/` files and the five largest `xla-tests/` files.
