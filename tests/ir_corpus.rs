@@ -122,3 +122,16 @@ fn corpus_modules_pass_the_structural_verifier() {
     }
     assert!(checked > 0);
 }
+
+/// Found by fuzzing: an instruction that is its own operand made reordering loop forever.
+#[test]
+fn self_referencing_instruction_is_an_error_not_a_hang() {
+    let text = "ENTRY main {\n  p = f32[2]{0} parameter(0)\n  q = f32[2]{0} negate(q)\n  ROOT r = f32[2]{0} add(p, q)\n}\n";
+    let errors = hlo_layout::parse_module(text).expect_err("a cycle");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.to_string().contains("depends on itself")),
+        "{errors:?}"
+    );
+}

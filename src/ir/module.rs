@@ -460,6 +460,9 @@ impl Computation {
             .map(|(i, &id)| (id, i))
             .collect();
         let mut placed = vec![false; self.graph.node_bound()];
+        // Set when a node's operands are being placed: meeting it again means a cycle, which
+        // lowering reports; here it must only not loop forever.
+        let mut entered = vec![false; self.graph.node_bound()];
         let mut out = Vec::with_capacity(self.order.len());
         for &id in &self.order.clone() {
             let mut stack = vec![(id, false)];
@@ -470,7 +473,7 @@ impl Computation {
                     }
                     continue;
                 }
-                if placed[node.index()] {
+                if placed[node.index()] || std::mem::replace(&mut entered[node.index()], true) {
                     continue;
                 }
                 stack.push((node, true));
