@@ -41,6 +41,22 @@ impl TextAttribute {
     }
 }
 
+/// The value text of attribute `name` in `attributes`.
+fn find_attribute<'a>(attributes: &'a [TextAttribute], name: &str) -> Option<&'a str> {
+    attributes
+        .iter()
+        .find(|a| &*a.name == name)
+        .map(|a| &*a.value)
+}
+
+/// Sets attribute `name` to `value`, adding it at the end when absent.
+fn set_attribute(attributes: &mut Vec<TextAttribute>, name: &str, value: &str) {
+    match attributes.iter_mut().find(|a| &*a.name == name) {
+        Some(attribute) => attribute.value = value.into(),
+        None => attributes.push(TextAttribute::new(name, value)),
+    }
+}
+
 /// What an instruction's parentheses hold besides operands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Payload {
@@ -114,18 +130,12 @@ impl Instruction {
 
     /// The canonical text of attribute `name`, if present.
     pub fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes
-            .iter()
-            .find(|a| &*a.name == name)
-            .map(|a| &*a.value)
+        find_attribute(&self.attributes, name)
     }
 
     /// Sets (or adds) attribute `name` to `value` text.
     pub fn set_attribute(&mut self, name: &str, value: &str) {
-        match self.attributes.iter_mut().find(|a| &*a.name == name) {
-            Some(attribute) => attribute.value = value.into(),
-            None => self.attributes.push(TextAttribute::new(name, value)),
-        }
+        set_attribute(&mut self.attributes, name, value)
     }
 
     /// The integers of a `{1,0}`-style attribute; `None` if absent or not an integer list.
@@ -553,17 +563,11 @@ impl Module {
     }
 
     pub fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes
-            .iter()
-            .find(|a| &*a.name == name)
-            .map(|a| &*a.value)
+        find_attribute(&self.attributes, name)
     }
 
     pub fn set_attribute(&mut self, name: &str, value: &str) {
-        match self.attributes.iter_mut().find(|a| &*a.name == name) {
-            Some(attribute) => attribute.value = value.into(),
-            None => self.attributes.push(TextAttribute::new(name, value)),
-        }
+        set_attribute(&mut self.attributes, name, value)
     }
 
     pub fn instruction_count(&self) -> usize {
