@@ -123,6 +123,24 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// The row and column windows that were cut, as `y 0..15 of 0..99`, naming dims by
+    /// `names`; both renderers say so beside the picture.
+    pub fn cut_windows(&self, names: &[String]) -> Vec<String> {
+        [(self.row_dim, self.rows), (self.col_dim, self.cols)]
+            .into_iter()
+            .filter_map(|(dim, window)| match (dim, window.is_cut()) {
+                (Some(dim), true) => Some(format!(
+                    "{} {}..{} of 0..{}",
+                    names.get(dim).map_or("?", String::as_str),
+                    window.start,
+                    window.last(),
+                    window.size - 1
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The cells to draw: the first [`MAX_SLICES`] slices and the first [`MAX_GRID_SIDE`]
     /// rows and `max_cols` columns of each; with `focus` (an in-range index), only the slice
     /// holding it, with windows that include it.

@@ -347,18 +347,11 @@ fn draw_strip(canvas: &mut Canvas, drawing: &Drawing<'_>, top: i64) -> i64 {
 }
 
 fn cut_notes(grid: &Grid, strip: &MemoryStrip, names: &[String]) -> Vec<String> {
-    let mut notes = Vec::new();
-    for (dim, window) in [(grid.row_dim, grid.rows), (grid.col_dim, grid.cols)] {
-        if let (Some(dim), true) = (dim, window.is_cut()) {
-            notes.push(format!(
-                "showing {} {}..{} of 0..{}",
-                names[dim],
-                window.start,
-                window.last(),
-                window.size - 1
-            ));
-        }
-    }
+    let mut notes: Vec<String> = grid
+        .cut_windows(names)
+        .into_iter()
+        .map(|cut| format!("showing {cut}"))
+        .collect();
     let drawn_slices = i64::try_from(grid.slices.len()).unwrap_or(i64::MAX);
     if drawn_slices < grid.total_slices {
         notes.push(format!(

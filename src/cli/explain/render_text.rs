@@ -276,18 +276,7 @@ fn grid(out: &mut String, explanation: &Explanation<'_>) {
         out.push_str("  (no elements: a dim has size 0)\n");
         return;
     }
-    let mut cuts = Vec::new();
-    for (dim, window) in [(grid.row_dim, grid.rows), (grid.col_dim, grid.cols)] {
-        if let (Some(dim), true) = (dim, window.is_cut()) {
-            cuts.push(format!(
-                "{} {}..{} of 0..{}",
-                names[dim],
-                window.start,
-                window.last(),
-                window.size - 1
-            ));
-        }
-    }
+    let cuts = grid.cut_windows(&names);
     if !cuts.is_empty() {
         let _ = writeln!(out, "(showing {})", cuts.join(" and "));
     }
