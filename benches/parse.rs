@@ -7,9 +7,19 @@
 //! `/work/venv/bin/python`; set it empty to skip XLA).
 
 use std::path::{Path, PathBuf};
+
+// The same allocator as the `hlo-layout` binary, so the figures are what users get.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::Instant;
 
-const REPEATS: usize = 7;
+/// How many times each file is timed (best run kept); `HLO_BENCH_REPEATS` overrides it.
+fn repeats() -> usize {
+    std::env::var("HLO_BENCH_REPEATS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(7)
+}
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -20,7 +30,12 @@ fn main() {
         println!("skipping: {} not found", corpus.display());
         return;
     }
-    let files = bench_files(&corpus);
+    // `HLO_BENCH_FILTER=mixtral` keeps the files whose name contains the text (profiling).
+    let filter = std::env::var("HLO_BENCH_FILTER").unwrap_or_default();
+    let files: Vec<PathBuf> = bench_files(&corpus)
+        .into_iter()
+        .filter(|p| name(p).contains(&filter))
+        .collect();
     let mut total_bytes = 0usize;
     let mut total_seconds = 0f64;
     let mut total_lower_seconds = 0f64;
@@ -31,7 +46,7 @@ fn main() {
         };
         let parts = hlo_layout::syntax::split_modules(&text);
         let mut best = f64::INFINITY;
-        for _ in 0..REPEATS {
+        for _ in 0..repeats() {
             let start = Instant::now();
             let mut modules = Vec::with_capacity(parts.len());
             for range in &parts {
@@ -62,10 +77,11 @@ fn main() {
     }
     let mb = total_bytes as f64 / 1e6;
     println!(
-        "ours total: {mb:.2} MB; parse {:.1} MB/s, parse+lower {:.1} MB/s, parse+lower+verify {:.1} MB/s (best of {REPEATS})",
+        "ours total: {mb:.2} MB; parse {:.1} MB/s, parse+lower {:.1} MB/s, parse+lower+verify {:.1} MB/s (best of {})",
         mb / total_seconds,
         mb / total_lower_seconds,
-        mb / total_verify_seconds
+        mb / total_verify_seconds,
+        repeats()
     );
     let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
     if python.is_empty() || !Path::new(&python).exists() {
@@ -75,7 +91,7 @@ fn main() {
     let status = std::process::Command::new(&python)
         .arg(root.join("benches/xla_compare.py"))
         .arg("-n")
-        .arg(REPEATS.to_string())
+        .arg(repeats().to_string())
         .arg("--time")
         .args(&files)
         .stderr(std::process::Stdio::null())
@@ -90,7 +106,7 @@ fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64) 
     let mut best_lower = f64::INFINITY;
     let mut best_verify = f64::INFINITY;
     let options = hlo_layout::verify::VerifyOptions::default();
-    for _ in 0..REPEATS {
+    for _ in 0..repeats() {
         let start = Instant::now();
         let modules: Vec<_> = parts
             .iter()

@@ -89,7 +89,13 @@ pub fn parse_module_range(
     text: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ir::Module, Vec<Error>> {
-    let tree = syntax::parse_module_range(text, range)
+    // Computations are lowered as they are parsed, so the whole syntax tree never exists.
+    let mut lowering = lower::ModuleLowering::default();
+    let tree = syntax::parse_module_into(text, range, &mut lowering)
         .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
-    lower::lower_module(&tree).map_err(|errors| errors.into_iter().map(Error::from).collect())
+    let lowered = match tree.instruction {
+        Some(_) => lower::lower_module(&tree),
+        None => lowering.finish(&tree),
+    };
+    lowered.map_err(|errors| errors.into_iter().map(Error::from).collect())
 }

@@ -178,10 +178,11 @@ pub struct Computation {
     graph: StableDiGraph<Instruction, u32, u32>,
     order: Vec<InstrId>,
     root: Option<InstrId>,
-    /// Name -> instruction, kept by every method that adds, removes or renames.
-    names: std::collections::HashMap<String, InstrId>,
+    /// Name -> instruction, kept by every method that adds, removes or renames. The table
+    /// holds only ids and hashes the names the graph holds, so no name is stored twice.
+    names: hashbrown::HashTable<InstrId>,
     /// Next suffix to try per name stem, so that making names unique stays O(1).
-    next_suffix: std::collections::HashMap<String, u64>,
+    next_suffix: rustc_hash::FxHashMap<String, u64>,
 }
 
 /// Why a mutation was refused.
@@ -212,8 +213,8 @@ impl Computation {
             graph: StableDiGraph::default(),
             order: Vec::new(),
             root: None,
-            names: std::collections::HashMap::new(),
-            next_suffix: std::collections::HashMap::new(),
+            names: hashbrown::HashTable::new(),
+            next_suffix: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -254,18 +255,46 @@ impl Computation {
     }
 
     pub fn find(&self, name: &str) -> Option<InstrId> {
-        self.names.get(name).copied()
+        let graph = &self.graph;
+        self.names
+            .find(name_hash(name), |&other| graph[other].name == name)
+            .copied()
+    }
+
+    /// Makes `find` answer `id` for its name; with `replace` false, an instruction already
+    /// holding the name keeps it.
+    fn index_name(&mut self, id: InstrId, replace: bool) {
+        let graph = &self.graph;
+        let name = &graph[id].name;
+        let hash = name_hash(name);
+        match self
+            .names
+            .find_entry(hash, |&other| graph[other].name == *name)
+        {
+            Ok(mut entry) if replace => *entry.get_mut() = id,
+            Ok(_) => {}
+            Err(_) => {
+                self.names
+                    .insert_unique(hash, id, |&other| name_hash(&graph[other].name));
+            }
+        }
+    }
+
+    /// Forgets `id`'s name, if the index points at `id`.
+    fn unindex_name(&mut self, id: InstrId) {
+        let hash = name_hash(&self.graph[id].name);
+        if let Ok(entry) = self.names.find_entry(hash, |&other| other == id) {
+            entry.remove();
+        }
     }
 
     /// Renames an instruction; use this rather than assigning `name`, which would leave the
     /// name index stale.
     pub fn rename(&mut self, id: InstrId, name: String) {
-        if let Some(instruction) = self.graph.node_weight_mut(id) {
-            if self.names.get(&instruction.name) == Some(&id) {
-                self.names.remove(&instruction.name);
-            }
-            instruction.name = name.clone();
-            self.names.insert(name, id);
+        if self.graph.node_weight(id).is_some() {
+            self.unindex_name(id);
+            self.graph[id].name = name;
+            self.index_name(id, true);
         }
     }
 
@@ -306,7 +335,7 @@ impl Computation {
 
     /// A name not used in this computation, derived from `base` as XLA does (`base.1`, ...).
     pub fn unique_name(&mut self, base: &str) -> String {
-        if !self.names.contains_key(base) {
+        if self.find(base).is_none() {
             return base.to_string();
         }
         let stem = match base.rsplit_once('.') {
@@ -321,7 +350,7 @@ impl Computation {
         let name = loop {
             let candidate = format!("{stem}.{n}");
             n += 1;
-            if !self.names.contains_key(&candidate) {
+            if self.find(&candidate).is_none() {
                 break candidate;
             }
         };
@@ -331,9 +360,8 @@ impl Computation {
 
     /// Appends an instruction with its operands at the end of the print order.
     pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
-        let name = instruction.name.clone();
         let id = self.graph.add_node(instruction);
-        self.names.entry(name).or_insert(id);
+        self.index_name(id, false);
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
@@ -350,9 +378,8 @@ impl Computation {
         operands: &[InstrId],
     ) -> InstrId {
         instruction.name = self.unique_name(&instruction.name);
-        let name = instruction.name.clone();
         let id = self.graph.add_node(instruction);
-        self.names.insert(name, id);
+        self.index_name(id, true);
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
@@ -426,6 +453,7 @@ impl Computation {
                 name: instruction.name.clone(),
             });
         }
+        self.unindex_name(id);
         self.order.retain(|&o| o != id);
         self.graph
             .remove_node(id)
@@ -519,6 +547,12 @@ impl Computation {
     pub fn graph(&self) -> &StableDiGraph<Instruction, u32, u32> {
         &self.graph
     }
+}
+
+/// The hash of an instruction name in [`Computation`]'s name index.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// A whole HLO module.

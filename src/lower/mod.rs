@@ -4,5 +4,5 @@
 pub mod module;
 pub mod shape;
 
-pub use module::{lower_module, ModuleError};
+pub use module::{lower_module, ModuleError, ModuleLowering};
 pub use shape::{lower_shape, LowerError};

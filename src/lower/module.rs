@@ -6,7 +6,7 @@
 //! XLA, operands and computations may be used before they are defined (a cycle is then an
 //! error), and instruction names are scoped to their computation.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::shape::{lower_shape, LowerError};
 use crate::ir::module::{
@@ -16,7 +16,7 @@ use crate::ir::opcode::{OpKind, Opcode};
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 use crate::print;
-use crate::syntax::ast::{self, Span, Term, WordKind};
+use crate::syntax::ast::{self, Sink, Span, Term, WordKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum ModuleError {
@@ -134,101 +134,226 @@ const CALLED_COMPUTATION_ATTRIBUTES: &[&str] = &[
     "called_computations",
 ];
 
-/// Lowers a parsed module; every error is returned.
+/// Lowers a parsed module; every error is returned. Parsing straight into a
+/// [`ModuleLowering`] (see `crate::parse_module`) does the same without the whole tree.
 pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>> {
-    let mut errors = Vec::new();
     if let Some(instruction) = &module.instruction {
         return lower_single_instruction(module, instruction);
     }
-    let Some(_) = module.computations.last() else {
-        return Err(vec![ModuleError::Empty {
-            span: module.header.as_ref().map_or(Span::default(), |h| h.span),
-        }]);
-    };
+    let mut lowering = ModuleLowering::default();
+    for computation in &module.computations {
+        lowering.begin_computation(ast::ComputationHead {
+            entry: computation.entry,
+            name: computation.name,
+            signature: computation.signature.clone(),
+            start: computation.span.start,
+        });
+        for instruction in &computation.instructions {
+            lowering.instruction(instruction.clone());
+        }
+        lowering.end_computation(computation.attributes.clone(), computation.span.end);
+    }
+    lowering.finish(module)
+}
 
-    let mut computation_ids: HashMap<&str, (ComputationId, Span)> = HashMap::new();
-    for (index, computation) in module.computations.iter().enumerate() {
-        let name = computation.name.text;
-        let id = ComputationId(index as u32);
-        if let Some(&(_, first)) = computation_ids.get(name) {
-            errors.push(ModuleError::DuplicateComputation {
+/// Lowers a module computation by computation, instruction by instruction, as the parser
+/// reads it: an [`ast::Sink`]. Names of called computations are resolved in
+/// [`ModuleLowering::finish`], so a computation may be used before it is defined.
+#[derive(Default)]
+pub struct ModuleLowering<'s> {
+    computation_ids: FxHashMap<&'s str, (ComputationId, Span)>,
+    computations: Vec<Computation>,
+    /// The first computation the text marked `ENTRY`.
+    entry: Option<ComputationId>,
+    errors: Vec<ModuleError>,
+    /// The computation being read.
+    open: Option<OpenComputation<'s>>,
+    /// Called-computation names, resolved once every computation is known.
+    calls: Vec<PendingCall<'s>>,
+}
+
+/// A computation whose instructions are still being read.
+struct OpenComputation<'s> {
+    head: ast::ComputationHead<'s>,
+    computation: Computation,
+    pending: Vec<PendingOperand<'s>>,
+    root: Option<InstrId>,
+    /// An operand edge may run against text order (a nested instruction, an operand used
+    /// before its definition): only then can there be a cycle or a print order to restore.
+    out_of_order: bool,
+}
+
+/// A computation name in a `to_apply=`-like attribute.
+struct PendingCall<'s> {
+    computation: ComputationId,
+    instruction: InstrId,
+    name: ast::Word<'s>,
+}
+
+impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        let id = ComputationId(self.computations.len() as u32);
+        let name = head.name.text;
+        if let Some(&(_, first)) = self.computation_ids.get(name) {
+            self.errors.push(ModuleError::DuplicateComputation {
                 name: name.to_string(),
-                span: computation.name.span,
+                span: head.name.span,
                 first,
             });
         } else {
-            computation_ids.insert(name, (id, computation.name.span));
+            self.computation_ids.insert(name, (id, head.name.span));
         }
-    }
-
-    let mut entry = None;
-    for (index, computation) in module.computations.iter().enumerate() {
-        if computation.entry {
-            if entry.is_some() {
-                errors.push(ModuleError::MultipleEntries {
-                    span: computation.name.span,
+        if head.entry {
+            if self.entry.is_some() {
+                self.errors.push(ModuleError::MultipleEntries {
+                    span: head.name.span,
                 });
             } else {
-                entry = Some(ComputationId(index as u32));
+                self.entry = Some(id);
             }
         }
-    }
-    let entry = entry.unwrap_or(ComputationId(module.computations.len() as u32 - 1));
-
-    let entry_text = &module.computations[entry.0 as usize];
-    let style = entry_text
-        .instructions
-        .iter()
-        .find(|i| i.root)
-        .or(entry_text.instructions.last())
-        .map_or(PrintStyle::default(), style_of);
-
-    let mut attributes = Vec::new();
-    if let Some(header) = &module.header {
-        for attribute in &header.attributes {
-            match print::attribute_value_text(attribute, 0) {
-                Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
-                Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
-            }
-        }
-    }
-    let tables = print::tables_text(&module.tables).unwrap_or_else(|e| {
-        errors.extend(e.into_iter().map(ModuleError::from));
-        String::new()
-    });
-
-    let mut computations = Vec::with_capacity(module.computations.len());
-    for computation in &module.computations {
-        let mut lowering = ComputationLowering {
-            computation_ids: &computation_ids,
-            errors: &mut errors,
-            names: HashMap::new(),
-            computation: Computation::new(computation.name.text),
-        };
-        lowering.lower(
+        let mut computation = Computation::new(name);
+        computation.entry_written = head.entry;
+        computation.percent = head.name.percent;
+        computation.has_signature = head.signature.is_some();
+        computation.span = Span::new(head.start, head.start);
+        self.open = Some(OpenComputation {
+            head,
             computation,
-            ComputationId(computations.len() as u32) == entry,
-        );
-        computations.push(lowering.computation);
+            pending: Vec::new(),
+            root: None,
+            out_of_order: false,
+        });
     }
 
-    let name = module.header.as_ref().map_or_else(
-        || format!("module_{}", module.computations[entry.0 as usize].name.text),
-        |h| h.name.text.to_string(),
-    );
-    if errors.is_empty() {
-        Ok(Module {
-            name,
-            has_header: module.header.is_some(),
-            attributes,
-            tables,
-            computations,
-            entry,
-            style,
-        })
-    } else {
-        Err(errors)
+    fn instruction(&mut self, instruction: ast::Instruction<'s>) {
+        let index = ComputationId(self.computations.len() as u32);
+        let Some(open) = &mut self.open else {
+            return;
+        };
+        let mut pending = std::mem::take(&mut open.pending);
+        let mut lowering = ComputationLowering {
+            open,
+            errors: &mut self.errors,
+            calls: &mut self.calls,
+            index,
+        };
+        let id = lowering.instruction(&instruction, &mut pending);
+        open.pending = pending;
+        if instruction.root {
+            if open.root.is_some() {
+                self.errors.push(ModuleError::MultipleRoots {
+                    computation: open.head.name.text.to_string(),
+                    span: instruction.span,
+                });
+            }
+            open.root = open.root.or(id);
+        }
     }
+
+    fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
+        let index = ComputationId(self.computations.len() as u32);
+        let Some(mut open) = self.open.take() else {
+            return;
+        };
+        open.computation.span.end = end;
+        for attribute in &attributes {
+            if let Ok(value) = print::attribute_value_text(attribute, 0) {
+                open.computation
+                    .attributes
+                    .push(TextAttribute::new(attribute.name.text, &value));
+            }
+        }
+        let mut lowering = ComputationLowering {
+            open: &mut open,
+            errors: &mut self.errors,
+            calls: &mut self.calls,
+            index,
+        };
+        lowering.finish();
+        self.computations.push(open.computation);
+    }
+}
+
+impl<'s> ModuleLowering<'s> {
+    /// The module, once the parser has handed over every computation; `module` gives the
+    /// header and tables.
+    pub fn finish(mut self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
+        let mut errors = std::mem::take(&mut self.errors);
+        if self.computations.is_empty() {
+            return Err(vec![ModuleError::Empty {
+                span: module.header.as_ref().map_or(Span::default(), |h| h.span),
+            }]);
+        }
+        let entry = self
+            .entry
+            .unwrap_or(ComputationId(self.computations.len() as u32 - 1));
+        self.computations[entry.0 as usize].is_entry = true;
+
+        for call in &self.calls {
+            match self.computation_ids.get(call.name.text) {
+                Some(&(id, _)) => self.computations[call.computation.0 as usize]
+                    .instruction_mut(call.instruction)
+                    .called
+                    .push(id),
+                None => errors.push(ModuleError::UnknownComputation {
+                    name: call.name.text.to_string(),
+                    span: call.name.span,
+                }),
+            }
+        }
+
+        let entry_computation = &self.computations[entry.0 as usize];
+        let style = entry_computation
+            .root()
+            .or(entry_computation.order().last().copied())
+            .map_or(PrintStyle::default(), |id| {
+                entry_computation.instruction(id).style
+            });
+
+        let mut attributes = Vec::new();
+        if let Some(header) = &module.header {
+            for attribute in &header.attributes {
+                match print::attribute_value_text(attribute, 0) {
+                    Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
+                    Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
+                }
+            }
+        }
+        let tables = print::tables_text(&module.tables).unwrap_or_else(|e| {
+            errors.extend(e.into_iter().map(ModuleError::from));
+            String::new()
+        });
+
+        let name = module.header.as_ref().map_or_else(
+            || format!("module_{}", self.computations[entry.0 as usize].name),
+            |h| h.name.text.to_string(),
+        );
+        if errors.is_empty() {
+            Ok(Module {
+                name,
+                has_header: module.header.is_some(),
+                attributes,
+                tables,
+                computations: self.computations,
+                entry,
+                style,
+            })
+        } else {
+            // Called computations are resolved last; report in text order all the same.
+            errors.sort_by_key(|e| error_start(e));
+            Err(errors)
+        }
+    }
+}
+
+/// Where an error points, to report a module's errors in text order.
+fn error_start(error: &ModuleError) -> usize {
+    use miette::Diagnostic;
+    error
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .map_or(0, |label| label.offset())
 }
 
 /// XLA's single-instruction form: operands written with shapes become parameters of an
@@ -317,11 +442,11 @@ fn lower_single_instruction<'s>(
 }
 
 struct ComputationLowering<'a, 's> {
-    computation_ids: &'a HashMap<&'s str, (ComputationId, Span)>,
+    open: &'a mut OpenComputation<'s>,
     errors: &'a mut Vec<ModuleError>,
-    /// Instruction name -> id and the span of its definition.
-    names: HashMap<String, (InstrId, Span)>,
-    computation: Computation,
+    calls: &'a mut Vec<PendingCall<'s>>,
+    /// The computation's index in the module.
+    index: ComputationId,
 }
 
 /// An operand waiting for its name to be resolved.
@@ -336,104 +461,84 @@ struct PendingOperand<'s> {
 }
 
 impl<'s> ComputationLowering<'_, 's> {
-    fn lower(&mut self, computation: &ast::Computation<'s>, is_entry: bool) {
-        self.computation.is_entry = is_entry;
-        self.computation.entry_written = computation.entry;
-        self.computation.percent = computation.name.percent;
-        self.computation.has_signature = computation.signature.is_some();
-        self.computation.span = computation.span;
-        for attribute in &computation.attributes {
-            if let Ok(value) = print::attribute_value_text(attribute, 0) {
-                self.computation
-                    .attributes
-                    .push(TextAttribute::new(attribute.name.text, &value));
-            }
-        }
-        if computation.instructions.is_empty() {
+    /// Resolves operands and checks the computation once its closing brace is read.
+    fn finish(&mut self) {
+        let head = &self.open.head;
+        let computation = &mut self.open.computation;
+        if computation.is_empty() {
             self.errors.push(ModuleError::MissingRoot {
-                name: computation.name.text.to_string(),
-                span: computation.name.span,
+                name: head.name.text.to_string(),
+                span: head.name.span,
             });
             return;
         }
-        let mut pending = Vec::new();
-        let mut root = None;
-        for instruction in &computation.instructions {
-            let id = self.instruction(instruction, &mut pending);
-            if instruction.root {
-                if root.is_some() {
-                    self.errors.push(ModuleError::MultipleRoots {
-                        computation: computation.name.text.to_string(),
-                        span: instruction.span,
+        for operand in std::mem::take(&mut self.open.pending) {
+            let Some(id) = computation.find(operand.name.text) else {
+                self.errors.push(ModuleError::UnknownOperand {
+                    name: operand.name.text.to_string(),
+                    computation: head.name.text.to_string(),
+                    span: operand.name.span,
+                });
+                continue;
+            };
+            if let Some(declared) = &operand.shape {
+                let actual = computation.instruction(id);
+                let actual = if operand.path.is_empty() {
+                    Some(&actual.shape)
+                } else {
+                    actual.shape.subshape(&operand.path)
+                };
+                if let Some(actual) = actual.filter(|a| {
+                    computation.instruction(id).shape_written
+                        && !crate::verify::shapes::compatible(declared, a)
+                }) {
+                    self.errors.push(ModuleError::Invalid {
+                        message: format!(
+                            "The declared operand shape {declared} is not compatible \
+                             with the shape of the operand instruction {actual}."
+                        ),
+                        span: operand.name.span,
                     });
                 }
-                root = root.or(id);
             }
-        }
-        for operand in pending {
-            match self.names.get(operand.name.text) {
-                Some(&(id, _)) => {
-                    if let Some(declared) = &operand.shape {
-                        let actual = self.computation.instruction(id);
-                        let actual = if operand.path.is_empty() {
-                            Some(&actual.shape)
-                        } else {
-                            actual.shape.subshape(&operand.path)
-                        };
-                        if let Some(actual) = actual.filter(|a| {
-                            self.computation.instruction(id).shape_written
-                                && !crate::verify::shapes::compatible(declared, a)
-                        }) {
-                            self.errors.push(ModuleError::Invalid {
-                                message: format!(
-                                    "The declared operand shape {declared} is not compatible \
-                                     with the shape of the operand instruction {actual}."
-                                ),
-                                span: operand.name.span,
-                            });
-                        }
-                    }
-                    self.computation
-                        .add_operand_edge(id, operand.user, operand.slot);
-                }
-                None => self.errors.push(ModuleError::UnknownOperand {
-                    name: operand.name.text.to_string(),
-                    computation: computation.name.text.to_string(),
-                    span: operand.name.span,
-                }),
+            // Ids grow in text order; an operand at or after its user may close a cycle.
+            if id.index() >= operand.user.index() {
+                self.open.out_of_order = true;
             }
+            computation.add_operand_edge(id, operand.user, operand.slot);
         }
-        let last = self.computation.order().last().copied();
+        let root = self.open.root;
+        let last = computation.order().last().copied();
         if let Some(root_id) = root.or(last) {
-            self.computation.set_root(root_id);
-            self.computation.root_written = root.is_some();
+            computation.set_root(root_id);
+            computation.root_written = root.is_some();
         }
-        if let (Some(signature), Some(root_id)) = (&computation.signature, root.or(last)) {
+        if let (Some(signature), Some(root_id)) = (&head.signature, root.or(last)) {
             if let Ok(declared) = lower_shape(&signature.result) {
-                let root_shape = &self.computation.instruction(root_id).shape;
-                if self.computation.instruction(root_id).shape_written
+                let root_shape = &computation.instruction(root_id).shape;
+                if computation.instruction(root_id).shape_written
                     && !crate::verify::shapes::compatible(&declared, root_shape)
                 {
                     self.errors.push(ModuleError::Invalid {
                         message: format!(
                             "Shape of computation {}, {}, is not compatible with that of its \
                              root instruction {}, {}",
-                            computation.name.text,
+                            head.name.text,
                             crate::verify::shapes::strip_layouts(&declared),
-                            self.computation.instruction(root_id).name,
+                            computation.instruction(root_id).name,
                             crate::verify::shapes::strip_layouts(root_shape)
                         ),
-                        span: computation.name.span,
+                        span: head.name.span,
                     });
                 }
             }
         }
         // (e) Parameter numbers are unique.
-        let parameters = self.computation.parameters();
+        let parameters = computation.parameters();
         for pair in parameters.windows(2) {
             if let [(a, _), (b, id)] = pair {
                 if a == b {
-                    let span = self.computation.instruction(*id).span;
+                    let span = computation.instruction(*id).span;
                     self.errors.push(ModuleError::Invalid {
                         message: format!("Duplicate parameter number {a}"),
                         span,
@@ -441,34 +546,33 @@ impl<'s> ComputationLowering<'_, 's> {
                 }
             }
         }
-        if let Some(signature) = &computation.signature {
-            let parameters = self.computation.parameters();
+        if let Some(signature) = &head.signature {
             let differs = signature.parameters.len() != parameters.len()
                 || signature
                     .parameters
                     .iter()
                     .zip(&parameters)
-                    .any(|((name, _), (_, id))| {
-                        self.computation.instruction(*id).name != name.text
-                    });
+                    .any(|((name, _), (_, id))| computation.instruction(*id).name != name.text);
             if differs {
-                self.computation.signature_names = signature
+                computation.signature_names = signature
                     .parameters
                     .iter()
                     .map(|(n, _)| n.text.to_string())
                     .collect();
             }
         }
-        if let Some(id) = self.computation.find_cycle() {
-            let instruction = self.computation.instruction(id);
-            self.errors.push(ModuleError::Cycle {
-                name: instruction.name.clone(),
-                span: instruction.span,
-            });
+        if self.open.out_of_order {
+            if let Some(id) = computation.find_cycle() {
+                let instruction = computation.instruction(id);
+                self.errors.push(ModuleError::Cycle {
+                    name: instruction.name.clone(),
+                    span: instruction.span,
+                });
+            }
+            // Nested instructions were added after their users; print them before, and
+            // infer their shapes before their users' shapes.
+            computation.restore_def_before_use();
         }
-        // Nested instructions were added after their users; print them before, and infer
-        // their shapes before their users' shapes.
-        self.computation.restore_def_before_use();
         self.infer_missing_shapes();
     }
 
@@ -493,6 +597,7 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.shape_written = shape_written;
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
+        let mut called = Vec::new();
         for attribute in &instruction.attributes {
             match print::attribute_value_text(attribute, 2) {
                 Ok(value) => lowered
@@ -503,11 +608,18 @@ impl<'s> ComputationLowering<'_, 's> {
             if CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
                 && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text)
             {
-                self.called(&attribute.value, &mut lowered.called);
+                self.called(&attribute.value, &mut called);
             }
         }
         let operands = self.payload(instruction, &mut lowered);
         let id = self.add(lowered, instruction.name, instruction.span)?;
+        for name in called {
+            self.calls.push(PendingCall {
+                computation: self.index,
+                instruction: id,
+                name,
+            });
+        }
         self.operands(id, operands, pending);
         Some(id)
     }
@@ -564,18 +676,18 @@ impl<'s> ComputationLowering<'_, 's> {
         name: ast::Name<'_>,
         span: Span,
     ) -> Option<InstrId> {
-        if let Some(&(_, first)) = self.names.get(name.text) {
+        let computation = &mut self.open.computation;
+        if let Some(first) = computation.find(name.text) {
             self.errors.push(ModuleError::DuplicateInstruction {
                 name: name.text.to_string(),
-                computation: self.computation.name.clone(),
+                computation: computation.name.clone(),
                 span: name.span,
-                first,
+                first: computation.instruction(first).span,
             });
             return None;
         }
-        let id = self.computation.push(instruction, &[]);
-        self.names.insert(name.text.to_string(), (id, span));
-        Some(id)
+        debug_assert_eq!(instruction.span, span);
+        Some(computation.push(instruction, &[]))
     }
 
     fn operands(
@@ -592,7 +704,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     indices,
                     shape,
                 } => {
-                    let user_instruction = self.computation.instruction_mut(user);
+                    let user_instruction = self.open.computation.instruction_mut(user);
                     if name.percent != user_instruction.style.operand_percent {
                         user_instruction.percent_exceptions.push(slot);
                     }
@@ -608,7 +720,8 @@ impl<'s> ComputationLowering<'_, 's> {
                     });
                     if !indices.is_empty() {
                         let path = indices.iter().filter_map(|i| i.text.parse().ok()).collect();
-                        self.computation
+                        self.open
+                            .computation
                             .instruction_mut(user)
                             .tuple_paths
                             .push((slot, path));
@@ -622,7 +735,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 } => {
                     // XLA names anonymous nested instructions `opcode.anon`.
                     let base = format!("{}.anon", opcode.text);
-                    let name = self.computation.unique_name(&base);
+                    let name = self.open.computation.unique_name(&base);
                     let nested = ast::Instruction {
                         root: false,
                         name: ast::Name {
@@ -638,7 +751,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     };
                     let mut nested_pending = Vec::new();
                     if let Some(id) = self.nested(&nested, name, &mut nested_pending) {
-                        self.computation.add_operand_edge(id, user, slot);
+                        self.open.computation.add_operand_edge(id, user, slot);
                     }
                     pending.extend(nested_pending);
                 }
@@ -647,13 +760,13 @@ impl<'s> ComputationLowering<'_, 's> {
                     if let Ok(shape) = lower_shape(shape)
                         .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
                     {
-                        let number = self.computation.parameters().len() as i64;
-                        let name = self.computation.unique_name("parameter.anon");
+                        let number = self.open.computation.parameters().len() as i64;
+                        let name = self.open.computation.unique_name("parameter.anon");
                         let mut parameter =
                             Instruction::new(name, Opcode::Parameter, with_default_layouts(shape));
                         parameter.payload = Payload::Parameter(number);
-                        let id = self.computation.push(parameter, &[]);
-                        self.computation.add_operand_edge(id, user, slot);
+                        let id = self.open.computation.push(parameter, &[]);
+                        self.open.computation.add_operand_edge(id, user, slot);
                     }
                 }
                 ast::Operand::Literal(term) => {
@@ -690,24 +803,18 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
         let operands = self.payload(instruction, &mut lowered);
-        let id = self.computation.push(lowered, &[]);
-        self.names.insert(name, (id, instruction.span));
+        let id = self.open.computation.push(lowered, &[]);
+        // A nested instruction is added after its user: the print order needs restoring.
+        self.open.out_of_order = true;
         self.operands(id, operands, pending);
         Some(id)
     }
 
-    fn called(&mut self, value: &[Term<'_>], called: &mut Vec<ComputationId>) {
+    /// Collects the computation names a called-computation attribute gives.
+    fn called(&mut self, value: &[Term<'s>], called: &mut Vec<ast::Word<'s>>) {
         for term in value {
             match term {
-                Term::Word(word, WordKind::Name | WordKind::Ident) => {
-                    match self.computation_ids.get(word.text) {
-                        Some(&(id, _)) => called.push(id),
-                        None => self.errors.push(ModuleError::UnknownComputation {
-                            name: word.text.to_string(),
-                            span: word.span,
-                        }),
-                    }
-                }
+                Term::Word(word, WordKind::Name | WordKind::Ident) => called.push(*word),
                 // A list holding more than names is an in-place computation written
                 // without instruction names, which XLA's parser rejects.
                 Term::List(list)
@@ -733,21 +840,25 @@ impl<'s> ComputationLowering<'_, 's> {
     /// Gives instructions written without a result shape the one XLA would infer, for the
     /// opcodes whose shape follows from their operands alone.
     fn infer_missing_shapes(&mut self) {
-        let order: Vec<InstrId> = self.computation.order().to_vec();
-        for id in order {
-            if self.computation.instruction(id).shape_written {
-                continue;
-            }
+        let computation = &self.open.computation;
+        let missing: Vec<InstrId> = computation
+            .order()
+            .iter()
+            .copied()
+            .filter(|&id| !computation.instruction(id).shape_written)
+            .collect();
+        for id in missing {
             let operands: Vec<Shape> = self
+                .open
                 .computation
                 .operands(id)
                 .into_iter()
-                .map(|o| self.computation.instruction(o).shape.clone())
+                .map(|o| self.open.computation.instruction(o).shape.clone())
                 .collect();
-            let instruction = self.computation.instruction(id);
+            let instruction = self.open.computation.instruction(id);
             let inferred = infer_from_operands(instruction, &operands);
             match inferred {
-                Some(shape) => self.computation.instruction_mut(id).shape = shape,
+                Some(shape) => self.open.computation.instruction_mut(id).shape = shape,
                 None => self.errors.push(ModuleError::CannotInferShape {
                     opcode: instruction.opcode.name().to_string(),
                     span: instruction.span,

@@ -194,6 +194,70 @@ pub struct Computation<'s> {
     pub span: Span,
 }
 
+/// What comes before a computation's instructions: `ENTRY %name (p: f32[]) -> f32[] {`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComputationHead<'s> {
+    pub entry: bool,
+    pub name: Name<'s>,
+    pub signature: Option<Box<Signature<'s>>>,
+    /// Where the computation starts.
+    pub start: usize,
+}
+
+/// Receives a module's computations while it is parsed, one instruction at a time, so that a
+/// consumer (lowering, most of all) never needs the whole tree in memory. The parser calls
+/// `begin_computation`, then `instruction` for each line, then `end_computation`; after a
+/// syntax error the sequence may be cut short, and the parse as a whole fails.
+pub trait Sink<'s> {
+    fn begin_computation(&mut self, head: ComputationHead<'s>);
+    fn instruction(&mut self, instruction: Instruction<'s>);
+    /// `attributes` are those after the closing brace; `end` is where the computation ends.
+    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, end: usize);
+}
+
+/// The sink that keeps everything: it builds [`Module::computations`].
+#[derive(Debug, Default)]
+pub struct CollectSink<'s> {
+    pub computations: Vec<Computation<'s>>,
+    open: Option<Computation<'s>>,
+}
+
+impl<'s> Sink<'s> for CollectSink<'s> {
+    fn begin_computation(&mut self, head: ComputationHead<'s>) {
+        self.open = Some(Computation {
+            entry: head.entry,
+            name: head.name,
+            signature: head.signature,
+            instructions: Vec::new(),
+            attributes: Vec::new(),
+            span: Span::new(head.start, head.start),
+        });
+    }
+
+    fn instruction(&mut self, instruction: Instruction<'s>) {
+        if let Some(open) = &mut self.open {
+            open.instructions.push(instruction);
+        }
+    }
+
+    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, end: usize) {
+        if let Some(mut computation) = self.open.take() {
+            computation.attributes = attributes;
+            computation.span.end = end;
+            self.computations.push(computation);
+        }
+    }
+}
+
+/// A sink for parses that have no computations (a lone shape).
+pub struct NoSink;
+
+impl<'s> Sink<'s> for NoSink {
+    fn begin_computation(&mut self, _: ComputationHead<'s>) {}
+    fn instruction(&mut self, _: Instruction<'s>) {}
+    fn end_computation(&mut self, _: Vec<Attribute<'s>>, _: usize) {}
+}
+
 /// `(p0: f32[2], p1: s32[]) -> f32[2]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Signature<'s> {
@@ -377,4 +441,70 @@ pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
         terms.push(Term::Word(word, WordKind::Int));
     }
     terms
+}
+
+/// The tree of a [`Token::SimpleShape`](super::token::Token::SimpleShape) `f32[2,3]{1,0}`
+/// that starts at byte `start`. The lexer has checked the form, so this only splits it.
+pub fn simple_shape(text: &str, start: usize) -> Shape<'_> {
+    let bracket = text.find('[').unwrap_or(text.len());
+    let brace = text.find('{').unwrap_or(text.len());
+    let element_type = Word {
+        text: &text[..bracket],
+        span: Span::new(start, start + bracket),
+    };
+    let dims = int_words(&text[bracket..brace], start + bracket)
+        .into_iter()
+        .map(|size| Dim {
+            kind: DimKind::Static,
+            size: Some(size),
+            span: size.span,
+        })
+        .collect();
+    let layout = (brace < text.len()).then(|| {
+        Box::new(Layout {
+            minor_to_major: int_words(&text[brace..], start + brace),
+            items: Vec::new(),
+            span: Span::new(start + brace, start + text.len()),
+        })
+    });
+    Shape::Array {
+        element_type,
+        dims,
+        layout,
+        span: Span::new(start, start + text.len()),
+    }
+}
+
+/// The operands of a [`Token::OperandNames`](super::token::Token::OperandNames)
+/// `(%a, %b, /*index=2*/%c)` that starts at byte `start`.
+pub fn operand_names(text: &str, start: usize) -> Vec<Operand<'_>> {
+    let inner = &text[1..text.len() - 1];
+    let mut operands = Vec::with_capacity(inner.len() / 8 + 1);
+    let mut offset = start + 1;
+    for item in inner.split(',') {
+        let trimmed = item.trim_start_matches(' ');
+        // Skip an `/*index=N*/` comment.
+        let trimmed = match trimmed.strip_prefix("/*") {
+            Some(comment) => comment
+                .find("*/")
+                .map_or(trimmed, |end| comment[end + 2..].trim_start_matches(' ')),
+            None => trimmed,
+        };
+        let name_start = offset + (item.len() - trimmed.len());
+        let (text, percent) = match trimmed.strip_prefix('%') {
+            Some(name) => (name, true),
+            None => (trimmed, false),
+        };
+        operands.push(Operand::Ref {
+            shape: None,
+            name: Name {
+                text,
+                percent,
+                span: Span::new(name_start, name_start + trimmed.len()),
+            },
+            indices: Vec::new(),
+        });
+        offset += item.len() + 1;
+    }
+    operands
 }

@@ -11,6 +11,13 @@
 //! - the value of `backend_config=` and of each key of `frontend_attributes={...}` that starts
 //!   with `{` is taken verbatim up to the matching `}` as one [`Token::Raw`] (hlo-grammar.md
 //!   §1.9).
+//!
+//! For speed, three forms that make up most of a real dump are also read whole, each only
+//! where it is exactly in the form XLA prints it (anything else is lexed token by token and
+//! parses to the same tree): an instruction's result shape without tiles
+//! ([`Token::SimpleShape`]), its operand list when it is only names
+//! ([`Token::OperandNames`]), and a `metadata={...}` value already in canonical field order
+//! and spacing ([`Token::Raw`], which then prints as it was written).
 
 use logos::Logos;
 
@@ -54,6 +61,16 @@ pub struct Lexer<'s> {
     /// Open `(`, `[` and `{` together.
     depth: usize,
     done: bool,
+    /// A token read ahead, given out next.
+    queued: Option<Spanned<'s>>,
+    /// The previous token was the name an instruction defines.
+    after_def: bool,
+    /// The next token is where an instruction's result shape starts.
+    result_shape_next: bool,
+    /// The depth of the instruction whose opcode is still to come.
+    opcode_depth: Option<usize>,
+    /// The next token starts a `metadata=` value.
+    metadata_next: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -81,7 +98,20 @@ impl<'s> Lexer<'s> {
             raw_failed: false,
             depth: 0,
             done: false,
+            queued: None,
+            after_def: false,
+            result_shape_next: false,
+            opcode_depth: None,
+            metadata_next: false,
         }
+    }
+
+    /// Takes `len` bytes from the current position as one token.
+    fn take(&mut self, len: usize, make: impl FnOnce(&'s str) -> Token<'s>) -> Spanned<'s> {
+        let start = self.inner.span().end;
+        let text = &self.inner.remainder()[..len];
+        self.inner.bump(len);
+        (start, make(text), start + len)
     }
 
     /// After `]`, a `{` whose next significant byte is a digit, `:` or `}` opens a layout; a
@@ -190,6 +220,182 @@ pub(crate) fn skip_trivia(mut rest: &str) -> &str {
     }
 }
 
+/// The length of `[2,3]` or `{1,0}` (digits and commas only, as the integer-list tokens
+/// are) at the start of `bytes`, given its brackets.
+fn int_list_len(bytes: &[u8], open: u8, close: u8) -> Option<usize> {
+    if bytes.first() != Some(&open) {
+        return None;
+    }
+    let mut i = 1;
+    let mut digits = false;
+    loop {
+        match *bytes.get(i)? {
+            b'0'..=b'9' => digits = true,
+            b',' if digits => digits = false,
+            c if c == close && (digits || i == 1) => return Some(i + 1),
+            _ => return None,
+        }
+        i += 1;
+    }
+}
+
+/// After an element type, the length of `[2,3]` or `[2,3]{1,0}`, when the shape is in that
+/// plain form and nothing after it could continue it.
+fn simple_shape_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let dims = int_list_len(bytes, b'[', b']')?;
+    let layout = match bytes.get(dims) {
+        Some(b'{') => int_list_len(&bytes[dims..], b'{', b'}')?,
+        // A layout after a space would be read as one by the token-by-token path.
+        _ if Lexer::opens_layout(&rest[dims..]) => return None,
+        _ => 0,
+    };
+    let end = dims + layout;
+    // `f32[2]{0}:` or `f32[2]{0}(` would not be a shape ending here.
+    match bytes.get(end) {
+        None | Some(b' ' | b'\t' | b'\r' | b'\n' | b',' | b')') => Some(end),
+        _ => None,
+    }
+}
+
+/// The length of an operand list of plain names, `(%a, %b, /*index=2*/%c)` or `(a, b)`, at
+/// the start of `rest`; `None` for anything else (shapes, literals, `%t#1`, `()`).
+fn operand_names_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    if bytes.first() != Some(&b'(') {
+        return None;
+    }
+    let mut i = 1;
+    loop {
+        let start = i;
+        if bytes.get(i) == Some(&b'%') {
+            i += 1;
+        }
+        let word_start = i;
+        if !bytes.get(i)?.is_ascii_alphabetic() && bytes[i] != b'_' {
+            return None;
+        }
+        while bytes.get(i).is_some_and(|&b| is_ident_byte(b)) {
+            i += 1;
+        }
+        let word = &rest[word_start..i];
+        // Words that logos reads as other tokens (keywords, `nan`) keep the slow path.
+        if start == word_start
+            && matches!(
+                word,
+                "nan"
+                    | "HloModule"
+                    | "ENTRY"
+                    | "ROOT"
+                    | "FileNames"
+                    | "FunctionNames"
+                    | "FileLocations"
+                    | "StackFrames"
+            )
+        {
+            return None;
+        }
+        match *bytes.get(i)? {
+            b')' => return Some(i + 1),
+            b',' => i += 1,
+            _ => return None,
+        }
+        while bytes.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        // XLA marks every fifth operand with `/*index=N*/`.
+        if rest[i..].starts_with("/*") {
+            let close = rest[i..].find("*/")?;
+            if rest[i..i + close].contains(',') {
+                return None;
+            }
+            i += close + 2;
+            while bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Metadata field names in the order XLA prints them (as `crate::print` orders them).
+const METADATA_FIELDS: &[&str] = &[
+    "op_type",
+    "op_name",
+    "source_file",
+    "source_line",
+    "source_end_line",
+    "source_column",
+    "source_end_column",
+    "profile_type",
+    "deduplicated_name",
+    "scheduling_name",
+    "stack_frame_id",
+    "metadata_payload",
+];
+
+/// The length of a `metadata` value at the start of `rest` that is exactly as the printer
+/// would write it: `{key=value ...}` with known keys in order, one space between fields, and
+/// each value a string, an integer or a word. `None` sends it down the token-by-token path.
+fn canonical_metadata_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut i = 1;
+    let mut next_rank = 0;
+    loop {
+        let key_start = i;
+        while bytes
+            .get(i)
+            .is_some_and(|&b| b.is_ascii_lowercase() || b == b'_')
+        {
+            i += 1;
+        }
+        let key = &rest[key_start..i];
+        let rank = METADATA_FIELDS.iter().position(|k| *k == key)?;
+        if rank < next_rank || bytes.get(i) != Some(&b'=') {
+            return None;
+        }
+        next_rank = rank + 1;
+        i += 1;
+        match *bytes.get(i)? {
+            b'"' => {
+                i += 1;
+                loop {
+                    match *bytes.get(i)? {
+                        b'"' => break,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                i += usize::from(bytes[i] == b'-');
+                let digits = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if digits == 0 {
+                    return None;
+                }
+                i += digits;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let word = bytes[i..].iter().take_while(|&&b| is_ident_byte(b)).count();
+                // `nan` and `inf`-like words lex as numbers; keep to plain words.
+                if matches!(&rest[i..i + word], "nan" | "inf") {
+                    return None;
+                }
+                i += word;
+            }
+            _ => return None,
+        }
+        match *bytes.get(i)? {
+            b'}' => return Some(i + 1),
+            b' ' => i += 1,
+            _ => return None,
+        }
+    }
+}
+
 /// The length of the brace-balanced blob at the start of `text`, skipping `"..."` strings
 /// with backslash escapes, as XLA's `LexJsonDict` does. `None` if unbalanced.
 fn balanced_blob_len(text: &str) -> Option<usize> {
@@ -228,14 +434,24 @@ impl<'s> Iterator for Lexer<'s> {
         if self.done {
             return None;
         }
+        if let Some(queued) = self.queued.take() {
+            return Some(Ok(queued));
+        }
         if std::mem::take(&mut self.raw_next) {
             if let Some(raw) = self.raw_blob() {
                 return Some(Ok(raw));
             }
         }
+        if std::mem::take(&mut self.metadata_next) {
+            if let Some(len) = canonical_metadata_len(self.inner.remainder()) {
+                return Some(Ok(self.take(len, Token::Raw)));
+            }
+        }
         let token = self.inner.next()?;
         let span = self.inner.span();
         let layout_brace = std::mem::take(&mut self.layout_brace_next);
+        let result_shape = std::mem::take(&mut self.result_shape_next);
+        let after_def = std::mem::take(&mut self.after_def);
         // Only the token right after `frontend_attributes=` can open its value.
         let frontend_attributes = std::mem::take(&mut self.frontend_attributes_next);
         let token = match token {
@@ -282,12 +498,43 @@ impl<'s> Iterator for Lexer<'s> {
                 Token::IntBracket(text)
             }
             Ok(Token::IntBrace(text)) if layout_brace => Token::LayoutInts(text),
-            Ok(Token::Ident(word)) => self.classify_word(word, false),
-            Ok(Token::Name(word)) => self.classify_word(word, true),
+            Ok(Token::Equal) => {
+                if after_def {
+                    self.result_shape_next = true;
+                    self.opcode_depth = Some(self.depth);
+                }
+                Token::Equal
+            }
+            Ok(Token::Ident(word)) => {
+                if result_shape {
+                    if let Some(len) = simple_shape_len(self.inner.remainder()) {
+                        self.inner.bump(len);
+                        let text = &self.source[span.start..span.end + len];
+                        return Some(Ok((span.start, Token::SimpleShape(text), span.end + len)));
+                    }
+                }
+                let token = self.classify_word(word, false);
+                if matches!(token, Token::Call(_)) && self.opcode_depth == Some(self.depth) {
+                    self.opcode_depth = None;
+                    if let Some(len) = operand_names_len(self.inner.remainder()) {
+                        self.queued = Some(self.take(len, Token::OperandNames));
+                    }
+                }
+                if matches!(token, Token::DefIdent(_)) {
+                    self.after_def = true;
+                }
+                token
+            }
+            Ok(Token::Name(word)) => {
+                let token = self.classify_word(word, true);
+                self.after_def = matches!(token, Token::DefName(_));
+                token
+            }
             Ok(Token::AttrName(name)) => {
                 let in_frontend_attributes = self.braces.last() == Some(&Brace::FrontendAttributes);
                 self.raw_next = name == "backend_config" || in_frontend_attributes;
                 self.frontend_attributes_next = name == "frontend_attributes";
+                self.metadata_next = name == "metadata";
                 Token::AttrName(name)
             }
             Ok(token) => token,
@@ -385,18 +632,19 @@ mod tests {
     #[test]
     fn words_are_told_apart_by_what_follows() {
         assert_eq!(
-            kinds("{ ROOT %a = f32[] add(x, y) }"),
+            kinds("{ ROOT %a = f32[] add(x, f32[] y) }"),
             vec![
                 Token::BodyOpen,
                 Token::KwRoot,
                 Token::DefName("a"),
                 Token::Equal,
-                Token::Indexed("f32"),
-                Token::IntBracket("[]"),
+                Token::SimpleShape("f32[]"),
                 Token::Call("add"),
                 Token::LParen,
                 Token::Ident("x"),
                 Token::Comma,
+                Token::Indexed("f32"),
+                Token::IntBracket("[]"),
                 Token::Ident("y"),
                 Token::RParen,
                 Token::BodyClose,
@@ -441,6 +689,36 @@ mod tests {
         assert_eq!(tokens[1], Token::IntBrace("{}"));
         assert_eq!(tokens[5], Token::AttrName("a"));
         assert_eq!(tokens[6], Token::LBrace);
+    }
+
+    #[test]
+    fn common_forms_are_read_whole_only_when_plain() {
+        assert_eq!(
+            kinds("%a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\" source_line=3}"),
+            vec![
+                Token::DefName("a"),
+                Token::Equal,
+                Token::SimpleShape("f32[2,3]{1,0}"),
+                Token::Call("add"),
+                Token::OperandNames("(%x, %y)"),
+                Token::Comma,
+                Token::AttrName("metadata"),
+                Token::Raw("{op_name=\"n\" source_line=3}"),
+            ]
+        );
+        // Tiles, a tuple path, fields out of order: token by token.
+        let tiled = kinds("%a = f32[8]{0:T(8)} get-tuple-element(%t#1)");
+        assert_eq!(tiled[2], Token::Indexed("f32"));
+        assert!(tiled.contains(&Token::LParen));
+        let unordered = kinds("metadata={source_line=3 op_name=\"n\"}");
+        assert_eq!(unordered[1], Token::LBrace);
+        // Operand names with XLA's index comments.
+        assert_eq!(
+            kinds("b = f32[] t(a, b, c, d, e, /*index=5*/f)")[4],
+            Token::OperandNames("(a, b, c, d, e, /*index=5*/f)")
+        );
+        // Only an instruction's own opcode takes the fast path, not a call in a value.
+        assert_eq!(kinds("x=f(a, b)")[2], Token::LParen);
     }
 
     #[test]

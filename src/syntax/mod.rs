@@ -23,7 +23,7 @@ pub fn parse_shape(source: &str) -> Result<ast::Shape<'_>, SyntaxError> {
     // The shape grammar has no recovery points, so nothing is ever recorded here.
     let mut recovered = Vec::new();
     grammar::ShapeParser::new()
-        .parse(&mut recovered, lexer::Lexer::new(source))
+        .parse(&mut recovered, &mut ast::NoSink, lexer::Lexer::new(source))
         .map(|shape| *shape)
         .map_err(|e| SyntaxError::from_parse_error(source, e))
 }
@@ -40,9 +40,25 @@ pub fn parse_module_range(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    let mut sink = ast::CollectSink::default();
+    let mut module = parse_module_into(source, range, &mut sink)?;
+    module.computations = sink.computations;
+    Ok(module)
+}
+
+/// Parses `source[range]`, handing each computation to `sink` instruction by instruction as
+/// it is read; the returned module holds the header, the tables and a lone instruction, not
+/// the computations. On a syntax error, what the sink received is incomplete and the errors
+/// are returned.
+pub fn parse_module_into<'s>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    sink: &mut dyn ast::Sink<'s>,
+) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
     let mut recovered = Vec::new();
     let result = grammar::ModuleParser::new().parse(
         &mut recovered,
+        sink,
         lexer::Lexer::with_range(source, range.start, range.end),
     );
     let mut errors: Vec<SyntaxError> = recovered

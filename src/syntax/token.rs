@@ -126,6 +126,11 @@ pub enum Token<'s> {
     Raw(&'s str),
     /// An [`Token::IntBrace`] that is a layout: `{1,0}` after `f32[2,3]`.
     LayoutInts(&'s str),
+    /// An instruction's result shape of the common form `f32[2,3]` or `f32[2,3]{1,0}`, as one
+    /// token. Every instruction has one; reading it whole saves the parser most of its work.
+    SimpleShape(&'s str),
+    /// An instruction's operand list when it is only names, `(%a, %b)`, as one token.
+    OperandNames(&'s str),
 }
 
 impl Token<'_> {
@@ -169,6 +174,8 @@ impl Token<'_> {
             Token::BodyClose => "`}`".into(),
             Token::Raw(_) => "a `{...}` blob".into(),
             Token::IntBracket(s) | Token::IntBrace(s) | Token::LayoutInts(s) => format!("`{s}`"),
+            Token::SimpleShape(s) => format!("shape `{s}`"),
+            Token::OperandNames(s) => format!("operands `{s}`"),
         }
     }
 }
