@@ -473,8 +473,7 @@ impl Assigner<'_> {
         let named = |attribute: &str| {
             instruction
                 .attribute(attribute)
-                .map(|name| name.trim_start_matches('%'))
-                .and_then(|name| module.find_computation(name))
+                .and_then(|name| module.called_computation(instruction, name))
         };
         match (named("condition"), named("body")) {
             (Some(condition), Some(body)) => (condition, body),

@@ -585,6 +585,27 @@ impl Module {
         self.computation(self.entry)
     }
 
+    /// The computation named `name` that `instruction` calls: looked up among the
+    /// instruction's resolved callees first, which is O(callees) rather than a scan of every
+    /// computation of the module.
+    pub fn called_computation(
+        &self,
+        instruction: &Instruction,
+        name: &str,
+    ) -> Option<ComputationId> {
+        let name = name.trim().trim_start_matches('%');
+        instruction
+            .called
+            .iter()
+            .copied()
+            .find(|id| {
+                self.computations
+                    .get(id.0 as usize)
+                    .is_some_and(|c| c.name == name)
+            })
+            .or_else(|| self.find_computation(name))
+    }
+
     pub fn find_computation(&self, name: &str) -> Option<ComputationId> {
         self.computations
             .iter()

@@ -122,6 +122,23 @@ struct ShapeLowering<'e> {
     errors: &'e mut Vec<LowerError>,
 }
 
+/// True when the array's padded size cannot overflow: no tiles or tail padding, and the
+/// element count times the widest element fits. Most shapes are so; they skip building the
+/// whole tiling model just to learn that.
+fn size_surely_fits(array: &ArrayShape) -> bool {
+    let plain = array.layout.as_ref().is_none_or(|layout| {
+        layout.tiles.is_empty()
+            && layout.tail_padding_alignment <= 1
+            && (0..=128).contains(&layout.element_size_in_bits)
+    });
+    plain
+        && array
+            .dims
+            .iter()
+            .try_fold(16i64, |bytes, dim| bytes.checked_mul(dim.extent()?.max(1)))
+            .is_some()
+}
+
 fn parse_i64(word: &Word<'_>) -> Result<i64, LowerError> {
     word.text
         .parse::<i64>()
@@ -198,7 +215,11 @@ impl ShapeLowering<'_> {
                     dims: lowered_dims,
                     layout: lowered_layout,
                 };
-                if let Some(layout_span) = layout.as_ref().map(|l| l.span) {
+                if let Some(layout_span) = layout
+                    .as_ref()
+                    .filter(|_| !size_surely_fits(&array))
+                    .map(|l| l.span)
+                {
                     // The padded size must be computable; unbounded dims have no size yet.
                     if let Err(reason @ TilingError::Overflow { .. }) = PhysicalLayout::new(&array)
                     {

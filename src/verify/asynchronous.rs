@@ -36,7 +36,7 @@ fn wrapped_op(module: &Module, instruction: &Instruction) -> Option<Opcode> {
     if let Some((_, Some(op))) = part(instruction) {
         return Some(op);
     }
-    let callee = module.find_computation(calls(instruction)?)?;
+    let callee = module.called_computation(instruction, calls(instruction)?)?;
     let callee = module.computation(callee);
     callee
         .root()
@@ -108,7 +108,9 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
         if let (Shape::Tuple(elements), Opcode::AsyncStart) =
             (&instruction.shape, &instruction.opcode)
         {
-            if let Some(callee) = calls(instruction).and_then(|c| module.find_computation(c)) {
+            if let Some(callee) =
+                calls(instruction).and_then(|c| module.called_computation(instruction, c))
+            {
                 let callee = module.computation(callee);
                 let root = callee.root().and_then(|r| callee.get(r));
                 if let (Some(root), Some(output)) = (root, elements.get(1)) {

@@ -86,9 +86,7 @@ pub fn check(
 
 /// The computation an attribute names, resolved by lowering.
 fn called_by(module: &Module, instruction: &Instruction, attribute: &str) -> Option<ComputationId> {
-    let name = instruction.attribute(attribute)?;
-    let name = name.trim().trim_start_matches('%');
-    module.find_computation(name)
+    module.called_computation(instruction, instruction.attribute(attribute)?)
 }
 
 /// The computations of a `{%a, %b}` list attribute.
@@ -102,7 +100,7 @@ fn called_list(module: &Module, instruction: &Instruction, attribute: &str) -> V
         .split(',')
         .map(|name| name.trim().trim_start_matches('%'))
         .filter(|name| !name.is_empty())
-        .filter_map(|name| module.find_computation(name))
+        .filter_map(|name| module.called_computation(instruction, name))
         .collect()
 }
 
