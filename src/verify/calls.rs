@@ -32,7 +32,7 @@ pub fn check(
     module: &Module,
     computation: &Computation,
     id: InstrId,
-    operands: &[Shape],
+    operands: &[&Shape],
 ) -> Vec<String> {
     let instruction = computation.instruction(id);
     let mut errors = Vec::new();
@@ -104,7 +104,7 @@ fn called_list(module: &Module, instruction: &Instruction, attribute: &str) -> V
         .collect()
 }
 
-fn arguments(callee: &Computation, operands: &[Shape], errors: &mut Vec<String>) {
+fn arguments(callee: &Computation, operands: &[&Shape], errors: &mut Vec<String>) {
     let (parameters, _) = signature(callee);
     if parameters.len() != operands.len() {
         errors.push(format!(
@@ -144,7 +144,7 @@ fn result(callee: &Computation, expected: &Shape, errors: &mut Vec<String>) {
 fn conditional(
     module: &Module,
     instruction: &Instruction,
-    operands: &[Shape],
+    operands: &[&Shape],
     errors: &mut Vec<String>,
 ) {
     let Some(selector) = operands.first() else {

@@ -8,7 +8,7 @@ use crate::ir::shape::Shape;
 use crate::ir::tiling::PhysicalLayout;
 
 /// Problems with the layouts of one instruction (its opcode, result and operand shapes).
-pub fn check(opcode: &Opcode, result: &Shape, operands: &[Shape]) -> Vec<String> {
+pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String> {
     let mut errors = Vec::new();
     if *opcode == Opcode::Bitcast {
         if let (Some(Shape::Array(operand)), Shape::Array(result)) = (operands.first(), result) {

@@ -14,7 +14,7 @@ use crate::ir::shape_inference as infer;
 /// The shape of operand `slot` of `id` as the instruction sees it: a compact tuple-element
 /// operand (`%t#1`) stands for that element. `None` when the path leads nowhere (reported
 /// elsewhere).
-pub fn operand_shapes(computation: &Computation, id: InstrId) -> Option<Vec<Shape>> {
+pub fn operand_shapes(computation: &Computation, id: InstrId) -> Option<Vec<&Shape>> {
     let instruction = computation.instruction(id);
     computation
         .operands(id)
@@ -27,8 +27,8 @@ pub fn operand_shapes(computation: &Computation, id: InstrId) -> Option<Vec<Shap
                 .iter()
                 .find(|(s, _)| *s as usize == slot)
             {
-                Some((_, path)) => shape.subshape(path).cloned(),
-                None => Some(shape.clone()),
+                Some((_, path)) => shape.subshape(path),
+                None => Some(shape),
             }
         })
         .collect()
@@ -115,7 +115,7 @@ pub fn window(instruction: &Instruction) -> Result<Window, String> {
     Window::parse(&fields).map_err(|e| format!("window: {e}"))
 }
 
-fn array<'a>(shapes: &'a [Shape], index: usize, op: &Opcode) -> Result<&'a ArrayShape, String> {
+fn array<'a>(shapes: &[&'a Shape], index: usize, op: &Opcode) -> Result<&'a ArrayShape, String> {
     match shapes.get(index) {
         Some(Shape::Array(array)) => Ok(array),
         Some(other) => Err(format!(
@@ -125,7 +125,7 @@ fn array<'a>(shapes: &'a [Shape], index: usize, op: &Opcode) -> Result<&'a Array
     }
 }
 
-fn arrays<'a>(shapes: &'a [Shape], op: &Opcode) -> Result<Vec<&'a ArrayShape>, String> {
+fn arrays<'a>(shapes: &[&'a Shape], op: &Opcode) -> Result<Vec<&'a ArrayShape>, String> {
     (0..shapes.len()).map(|i| array(shapes, i, op)).collect()
 }
 
@@ -145,7 +145,7 @@ fn dims_list(list: Option<Vec<i64>>) -> Vec<i64> {
 /// Infers the shape of one instruction; `Ok(None)` when its opcode has no rule here.
 pub fn infer_instruction(
     instruction: &Instruction,
-    operands: &[Shape],
+    operands: &[&Shape],
 ) -> Result<Option<Shape>, String> {
     let op = &instruction.opcode;
     let shape_error = |e: infer::ShapeError| e.to_string();
@@ -153,7 +153,10 @@ pub fn infer_instruction(
         result.map(|s| Some(Shape::Array(s))).map_err(shape_error)
     };
     match op {
-        Opcode::Tuple => return Ok(Some(infer::tuple(operands))),
+        Opcode::Tuple => {
+            let elements: Vec<Shape> = operands.iter().map(|&s| s.clone()).collect();
+            return Ok(Some(infer::tuple(&elements)));
+        }
         Opcode::GetTupleElement => {
             let index = required(int(instruction, "index"), op, "index")?;
             let operand = operands
@@ -164,7 +167,7 @@ pub fn infer_instruction(
                 .map_err(shape_error);
         }
         Opcode::Copy => {
-            return Ok(operands.first().map(infer::copy));
+            return Ok(operands.first().map(|&s| infer::copy(s)));
         }
         Opcode::Bitcast => return Ok(None),
         _ => {}
