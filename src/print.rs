@@ -37,6 +37,13 @@ pub(crate) fn attribute_value_text(
     attribute: &Attribute<'_>,
     indent: usize,
 ) -> Result<String, Vec<LowerError>> {
+    // A lone word prints as written (a raw blob, a number, a string, a plain name); most
+    // attribute values are one, and they need no printer.
+    if let [Term::Word(word, kind)] = attribute.value.as_slice() {
+        if !matches!(kind, WordKind::Name | WordKind::NameColon) {
+            return Ok(word.text.to_string());
+        }
+    }
     let mut printer = Printer {
         out: String::new(),
         errors: Vec::new(),

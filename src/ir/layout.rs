@@ -203,7 +203,23 @@ impl Layout {
                 shape_rank: rank,
             });
         }
-        let mut seen = vec![false; rank];
+        // A bit set on the stack for the usual ranks; a heap vector only past 64 dims.
+        let mut small_seen = 0u64;
+        let mut large_seen = if rank > 64 {
+            vec![false; rank]
+        } else {
+            Vec::new()
+        };
+        let mut seen_before = |d: usize| {
+            if rank <= 64 {
+                let bit = 1u64 << d;
+                let seen = small_seen & bit != 0;
+                small_seen |= bit;
+                seen
+            } else {
+                std::mem::replace(&mut large_seen[d], true)
+            }
+        };
         for (position, &value) in self.minor_to_major.iter().enumerate() {
             match usize::try_from(value).ok().filter(|&d| d < rank) {
                 None => errors.push(LayoutRuleError::DimOutOfRange {
@@ -211,8 +227,10 @@ impl Layout {
                     value,
                     rank,
                 }),
-                Some(d) if seen[d] => errors.push(LayoutRuleError::RepeatedDim { position, value }),
-                Some(d) => seen[d] = true,
+                Some(d) if seen_before(d) => {
+                    errors.push(LayoutRuleError::RepeatedDim { position, value })
+                }
+                Some(_) => {}
             }
         }
         for (t, tile) in self.tiles.iter().enumerate() {

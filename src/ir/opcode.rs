@@ -38,8 +38,36 @@ macro_rules! opcodes {
         const TABLE: &[(Opcode, &str, Arity, OpKind, bool)] = &[
             $( (Opcode::$variant, $text, $arity, OpKind::$kind, $keeps_layout), )*
         ];
+
+        /// The variants without data, so that `as usize` gives each one's table row.
+        #[allow(dead_code)]
+        #[derive(Clone, Copy)]
+        enum Row {
+            $( $variant, )*
+        }
+
+        impl Opcode {
+            /// The opcode's table row, found in constant time.
+            fn row(&self) -> Option<&'static (Opcode, &'static str, Arity, OpKind, bool)> {
+                let index = match self {
+                    $( Opcode::$variant => Row::$variant as usize, )*
+                    Opcode::Unknown(_) => return None,
+                };
+                TABLE.get(index)
+            }
+        }
     };
 }
+
+/// Spelling -> table row, built once; reading an opcode is a hash lookup, not a scan.
+static BY_NAME: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, usize>> =
+    std::sync::LazyLock::new(|| {
+        TABLE
+            .iter()
+            .enumerate()
+            .map(|(index, row)| (row.1, index))
+            .collect()
+    });
 
 use Arity::*;
 
@@ -182,16 +210,12 @@ opcodes! {
 }
 
 impl Opcode {
-    fn row(&self) -> Option<&'static (Opcode, &'static str, Arity, OpKind, bool)> {
-        TABLE.iter().find(|row| row.0 == *self)
-    }
-
     /// Reads an opcode's spelling; anything unknown is kept as [`Opcode::Unknown`].
     pub fn from_name(name: &str) -> Opcode {
-        TABLE
-            .iter()
-            .find(|row| row.1 == name)
-            .map_or_else(|| Opcode::Unknown(name.into()), |row| row.0.clone())
+        BY_NAME.get(name).map_or_else(
+            || Opcode::Unknown(name.into()),
+            |&index| TABLE[index].0.clone(),
+        )
     }
 
     /// The spelling in HLO text.
@@ -266,8 +290,9 @@ mod tests {
     #[test]
     fn spellings_are_unique_and_round_trip() {
         let mut names: Vec<&str> = Opcode::all().map(|op| op.name()).collect();
-        for op in Opcode::all() {
+        for (index, op) in Opcode::all().enumerate() {
             assert_eq!(Opcode::from_name(op.name()), *op);
+            assert_eq!(op.row().map(|row| row.1), Some(TABLE[index].1));
         }
         names.sort_unstable();
         names.dedup();

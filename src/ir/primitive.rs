@@ -107,6 +107,14 @@ impl PrimitiveType {
 
     /// Looks a type up by its HLO spelling; `None` for anything else.
     pub fn from_name(name: &str) -> Option<PrimitiveType> {
+        // Every shape starts with one; the common types are tried before the whole table.
+        match name {
+            "f32" => return Some(PrimitiveType::F32),
+            "bf16" => return Some(PrimitiveType::Bf16),
+            "s32" => return Some(PrimitiveType::S32),
+            "pred" => return Some(PrimitiveType::Pred),
+            _ => {}
+        }
         TABLE.iter().find(|row| row.1 == name).map(|row| row.0)
     }
 

@@ -237,7 +237,10 @@ impl ShapeLowering<'_> {
 
     fn layout(&mut self, layout: &ast::Layout<'_>, rank: usize) -> Option<Layout> {
         let errors_before = self.errors.len();
-        let mut lowered = Layout::default();
+        let mut lowered = Layout {
+            minor_to_major: Vec::with_capacity(layout.minor_to_major.len()),
+            ..Layout::default()
+        };
         for word in &layout.minor_to_major {
             lowered.minor_to_major.push(self.int(word).unwrap_or(-1));
         }
