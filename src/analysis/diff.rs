@@ -10,8 +10,9 @@
 //!    opcodes agree;
 //! 4. loosely bottom-up: the same opcode and matched operands, whatever the shape.
 //!
-//! Steps 2 to 4 repeat while they find new pairs. Whatever stays unmatched was removed or
-//! added. Nothing depends on hash order: output follows the modules' print order.
+//! Steps 2 to 4 repeat while they find new pairs; when they find none, step 3 runs once
+//! matching operands of the same shape and arity (an `add` that became a `multiply`), and
+//! everything repeats. Whatever stays unmatched was removed or added. Nothing depends on hash order: output follows the modules' print order.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -120,33 +121,37 @@ pub fn diff_modules(left: &Module, right: &Module, options: DiffOptions) -> Modu
                     .collect(),
             },
         };
-        diff.push(computation);
+        diff.push(computation, options);
     }
     for r in right.computation_ids() {
         if right_to_left.contains_key(&r) {
             continue;
         }
         let b = right.computation(r);
-        diff.push(ComputationDiff {
-            left: None,
-            right: Some(b.name.clone()),
-            entry: b.is_entry,
-            identical: 0,
-            changes: b
-                .order()
-                .iter()
-                .map(|&id| Change::Added { right: line(b, id) })
-                .collect(),
-        });
+        diff.push(
+            ComputationDiff {
+                left: None,
+                right: Some(b.name.clone()),
+                entry: b.is_entry,
+                identical: 0,
+                changes: b
+                    .order()
+                    .iter()
+                    .map(|&id| Change::Added { right: line(b, id) })
+                    .collect(),
+            },
+            options,
+        );
     }
     diff.equal = diff.module.is_empty() && diff.computations.is_empty();
     diff
 }
 
 impl ModuleDiff {
-    fn push(&mut self, computation: ComputationDiff) {
+    fn push(&mut self, computation: ComputationDiff, options: DiffOptions) {
         self.summary.identical += computation.identical;
-        let renamed = computation.left.is_some()
+        let renamed = !options.ignore_names
+            && computation.left.is_some()
             && computation.right.is_some()
             && computation.left != computation.right;
         if computation.changes.is_empty() && !renamed {
@@ -565,22 +570,15 @@ impl Context<'_> {
                     }
                 }
             }
-            // 3. Top-down from the root, slot by slot.
+            // 3. Top-down from the root, slot by slot, the same opcode.
             if let (Some(l), Some(r)) = (a.root(), b.root()) {
                 if a.instruction(l).opcode == b.instruction(r).opcode {
                     m.add(l, r);
                 }
             }
-            for &r in b.order().iter().rev() {
-                let Some(&l) = m.right_to_left.get(&r) else {
-                    continue;
-                };
-                for (ol, or) in a.operands(l).into_iter().zip(b.operands(r)) {
-                    if a.instruction(ol).opcode == b.instruction(or).opcode {
-                        m.add(ol, or);
-                    }
-                }
-            }
+            top_down(a, b, &mut m, |(ca, x), (cb, y)| {
+                ca.instruction(x).opcode == cb.instruction(y).opcode
+            });
             // 4. Bottom-up, loosely: opcode and operands (parameter numbers for parameters).
             let loose = |c: &Computation, id: InstrId, operands: Vec<InstrId>| {
                 let instruction = c.instruction(id);
@@ -615,7 +613,34 @@ impl Context<'_> {
                 }
             }
             if m.left_to_right.len() == before {
-                return m;
+                // Last resort, only once nothing else matches: operands that changed opcode
+                // in place (an `add` that became a `multiply`) keep their shape and arity.
+                top_down(a, b, &mut m, |(ca, x), (cb, y)| {
+                    ca.instruction(x).shape == cb.instruction(y).shape
+                        && ca.operand_count(x) == cb.operand_count(y)
+                });
+                if m.left_to_right.len() == before {
+                    return m;
+                }
+            }
+        }
+    }
+}
+
+/// Matches the operands of matched pairs slot by slot, users first, where `agree`.
+fn top_down(
+    a: &Computation,
+    b: &Computation,
+    m: &mut Matching,
+    agree: impl Fn((&Computation, InstrId), (&Computation, InstrId)) -> bool,
+) {
+    for &r in b.order().iter().rev() {
+        let Some(&l) = m.right_to_left.get(&r) else {
+            continue;
+        };
+        for (ol, or) in a.operands(l).into_iter().zip(b.operands(r)) {
+            if agree((a, ol), (b, or)) {
+                m.add(ol, or);
             }
         }
     }
