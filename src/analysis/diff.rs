@@ -68,8 +68,9 @@ pub enum Change {
     Added {
         right: String,
     },
-    /// A matched pair that differs in `fields` (name, opcode, shape, operands, attributes,
-    /// payload, called, root).
+    /// A matched pair that differs in `fields`: name, opcode, shape, payload, `operand N`
+    /// (a slot whose operands do not correspond) or `operands` (a different count),
+    /// attributes, called, root.
     Changed {
         left: String,
         right: String,
@@ -486,17 +487,28 @@ impl Context<'_> {
             .iter()
             .map(|o| right_to_left.get(o).copied())
             .collect();
-        let same_operands = mapped.len() == left_operands.len()
-            && mapped
-                .iter()
-                .zip(&left_operands)
-                .all(|(m, o)| *m == Some(*o));
-        if !same_operands {
+        if mapped.len() != left_operands.len() {
             fields.push(FieldChange {
                 field: "operands".into(),
                 left: names(a, &left_operands),
                 right: names(b, &right_operands),
             });
+        } else {
+            // Only the slots whose operands do not correspond.
+            for (slot, ((m, &ol), &or)) in mapped
+                .iter()
+                .zip(&left_operands)
+                .zip(&right_operands)
+                .enumerate()
+            {
+                if *m != Some(ol) {
+                    fields.push(FieldChange {
+                        field: format!("operand {slot}"),
+                        left: a.instruction(ol).name.clone(),
+                        right: b.instruction(or).name.clone(),
+                    });
+                }
+            }
         }
         let text = |attributes: Vec<(String, String)>| -> String {
             let parts: Vec<String> = attributes

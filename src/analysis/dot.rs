@@ -134,14 +134,24 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
             let _ = write!(label, "\ncalls {}", module.computation(called).name);
         }
         let mut attributes = vec![format!("label=\"{}\"", escape(&label))];
+        let mut styles = Vec::new();
         match instruction.opcode {
-            Opcode::Copy => attributes.push("style=filled, fillcolor=\"#fdb863\"".into()),
-            Opcode::Bitcast => attributes.push("style=filled, fillcolor=\"#92c5de\"".into()),
+            Opcode::Copy => {
+                styles.push("filled");
+                attributes.push("fillcolor=\"#fdb863\"".into());
+            }
+            Opcode::Bitcast => {
+                styles.push("filled");
+                attributes.push("fillcolor=\"#92c5de\"".into());
+            }
             Opcode::Parameter => attributes.push("shape=ellipse".into()),
             _ => {}
         }
         if cut.contains(&id) {
-            attributes.push("style=dashed".into());
+            styles.push("dashed");
+        }
+        if !styles.is_empty() {
+            attributes.push(format!("style=\"{}\"", styles.join(",")));
         }
         if Some(id) == root {
             attributes.push("peripheries=2".into());
@@ -236,5 +246,38 @@ fn suggestion(what: &str, wanted: &str, names: &[&str]) -> String {
             "there are {} {what}; `hlo-layout fmt` lists them",
             names.len()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_escape_quotes_backslashes_and_newlines() {
+        assert_eq!(escape("a\"b\\c\nd\r"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn neighbourhoods_follow_operands_and_users() {
+        let module = crate::parse_module(
+            "ENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = f32[2]{0} negate(a)\n  c = f32[2]{0} abs(b)\n  ROOT d = f32[2]{0} copy(c)\n}\n",
+        )
+        .unwrap();
+        let options = DotOptions {
+            computation: None,
+            around: Some("b".into()),
+            depth: 1,
+        };
+        let dot = render_dot(&module, &options).unwrap();
+        assert!(
+            dot.contains("n0 [label=\"a\\nparameter(0)\\nf32[2]{0}\", shape=ellipse];"),
+            "{dot}"
+        );
+        assert!(
+            dot.contains("n2 [label=\"c\\nabs\\nf32[2]{0}\", style=\"dashed\"];"),
+            "{dot}"
+        );
+        assert!(!dot.contains("n3"), "{dot}");
     }
 }

@@ -23,6 +23,11 @@ use super::{
 use picture::{dim_names, Grid, MemoryStrip, MAX_GRID_SIDE};
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  hlo-layout explain 'bf16[4,8]{1,0:T(2,4)(2,1)}' --index 2,3\n  \
+hlo-layout explain 'f32[3,5]{1,0:T(2,2)}' --svg figure.svg\n\n\
+Exit codes: 0 success, 1 invalid input (the shape, --index or --padded-dimensions), 2 usage error."
+)]
 pub struct Args {
     /// An array shape with its layout, e.g. 'bf16[4,8]{1,0:T(2,4)(2,1)}'.
     shape: String,
