@@ -626,3 +626,39 @@ fn output_is_deterministic() {
         }
     }
 }
+
+/// The progress bar, on a terminal (util-linux `script` gives the run one): shown once a run
+/// over several files takes longer than the delay, and not for a run shorter than it. Skips, saying so, where `script` is missing.
+#[cfg(unix)]
+#[test]
+fn progress_bar_only_on_a_terminal_and_only_after_a_moment() {
+    use std::process::{Command, Stdio};
+    let binary = env!("CARGO_BIN_EXE_hlo-layout");
+    let on_terminal = |delay: Option<&str>| -> Option<String> {
+        let mut command = Command::new("script");
+        command
+            .args(["-qec"])
+            .arg(format!(
+                "{binary} check {SLOTS} {SLOTS} {SLOTS} > /dev/null"
+            ))
+            .arg("/dev/null")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        match delay {
+            Some(ms) => command.env("HLO_LAYOUT_PROGRESS_DELAY_MS", ms),
+            None => command.env_remove("HLO_LAYOUT_PROGRESS_DELAY_MS"),
+        };
+        let output = command.output().ok().filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let Some(shown) = on_terminal(Some("0")) else {
+        println!("skipping: util-linux `script` is not available to give the run a terminal");
+        return;
+    };
+    assert!(shown.contains("3/3"), "{shown:?}");
+    assert!(shown.contains(SLOTS), "{shown:?}");
+    // A run shorter than the delay (a minute here; 300 ms by default) shows nothing.
+    let quick = on_terminal(Some("60000")).expect("script ran before");
+    assert!(!quick.contains("/3"), "{quick:?}");
+}

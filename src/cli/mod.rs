@@ -578,6 +578,8 @@ struct Progress {
     started: Instant,
     bar: Option<indicatif::ProgressBar>,
     terminal: bool,
+    /// [`PROGRESS_DELAY`], or `HLO_LAYOUT_PROGRESS_DELAY_MS` (for tests).
+    delay: Duration,
 }
 
 /// How long a run goes before it shows a bar.
@@ -591,11 +593,15 @@ impl Progress {
             started: Instant::now(),
             bar: None,
             terminal: total > 1 && std::io::stderr().is_terminal(),
+            delay: std::env::var("HLO_LAYOUT_PROGRESS_DELAY_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map_or(PROGRESS_DELAY, Duration::from_millis),
         }
     }
 
     fn start(&mut self, file: &str) {
-        if self.bar.is_none() && self.terminal && self.started.elapsed() >= PROGRESS_DELAY {
+        if self.bar.is_none() && self.terminal && self.started.elapsed() >= self.delay {
             let bar = indicatif::ProgressBar::with_draw_target(
                 Some(self.total as u64),
                 indicatif::ProgressDrawTarget::stderr(),
