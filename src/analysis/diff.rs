@@ -702,3 +702,46 @@ impl Matching {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODULE: &str = "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[4]{0} parameter(1)\n  s = f32[4]{0} subtract(b, a)\n  ROOT n = f32[4]{0} negate(s)\n}\n";
+
+    fn parse(text: &str) -> Module {
+        crate::parse_module(text).unwrap()
+    }
+
+    #[test]
+    fn a_module_equals_itself_and_its_renaming() {
+        let module = parse(MODULE);
+        let diff = diff_modules(&module, &module, DiffOptions::default());
+        assert!(diff.equal);
+        assert_eq!(diff.summary.identical, 4);
+        let renamed = parse(
+            &MODULE
+                .replace("s)", "x)")
+                .replace("  s =", "  x =")
+                .replace("HloModule m", "HloModule other"),
+        );
+        let strict = diff_modules(&module, &renamed, DiffOptions::default());
+        assert!(!strict.equal);
+        assert_eq!(strict.summary.changed, 1);
+        let loose = diff_modules(&module, &renamed, DiffOptions { ignore_names: true });
+        assert!(loose.equal, "{}", loose.to_text("a", "b"));
+    }
+
+    #[test]
+    fn swapped_operands_are_a_difference_of_slots() {
+        let module = parse(MODULE);
+        let swapped = parse(&MODULE.replace("subtract(b, a)", "subtract(a, b)"));
+        let diff = diff_modules(&module, &swapped, DiffOptions { ignore_names: true });
+        assert!(!diff.equal);
+        let Change::Changed { fields, .. } = &diff.computations[0].changes[0] else {
+            panic!("{:?}", diff.computations);
+        };
+        let names: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(names, ["operand 0", "operand 1"]);
+    }
+}

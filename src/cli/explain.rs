@@ -17,8 +17,8 @@ use hlo_layout::syntax::ast;
 use miette::SourceSpan;
 
 use super::{
-    diagnostics, finish, json_text, plain, write_atomically, CliError, Diag, Format, Outcome,
-    OutputArgs, JSON_VERSION,
+    diagnostics, finish, json_text, plain, read_input, write_atomically, CliError, Diag, Format,
+    Outcome, OutputArgs, JSON_VERSION,
 };
 use picture::{dim_names, Grid, MemoryStrip, MAX_GRID_SIDE};
 
@@ -29,7 +29,8 @@ hlo-layout explain 'f32[3,5]{1,0:T(2,2)}' --svg figure.svg\n\n\
 Exit codes: 0 success, 1 invalid input (the shape, --index or --padded-dimensions), 2 usage error."
 )]
 pub struct Args {
-    /// An array shape with its layout, e.g. 'bf16[4,8]{1,0:T(2,4)(2,1)}'.
+    /// An array shape with its layout, e.g. 'bf16[4,8]{1,0:T(2,4)(2,1)}'; `-` reads it from
+    /// standard input.
     shape: String,
     /// Show where this element lives, e.g. `--index 2,3`.
     #[arg(
@@ -132,8 +133,19 @@ enum InputError {
 /// The diagnostics of a failure, printed by [`run`] as `--format` asks.
 struct Reported(Vec<Diag>);
 
-pub fn run(args: Args) -> Outcome {
-    match explain(&args) {
+pub fn run(mut args: Args) -> Outcome {
+    let explained = match args.shape.as_str() {
+        // The shape from standard input, as every command reads `-`.
+        "-" => match read_input("-") {
+            Ok(text) => {
+                args.shape = text.trim().to_string();
+                explain(&args)
+            }
+            Err(diag) => Err(Reported(vec![diag])),
+        },
+        _ => explain(&args),
+    };
+    match explained {
         Ok(out) => finish(&args.output, &out, 0, false),
         Err(Reported(diags)) => match args.output.format {
             Format::Json => {
