@@ -96,13 +96,13 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
     out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
     let root = computation.root();
     // Node ids are print positions, so the output follows the module's order.
-    let position = |id: InstrId| {
-        computation
-            .order()
-            .iter()
-            .position(|&o| o == id)
-            .unwrap_or(usize::MAX)
-    };
+    let positions: std::collections::HashMap<InstrId, usize> = computation
+        .order()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
+    let position = |id: InstrId| positions.get(&id).copied().unwrap_or(usize::MAX);
     for &id in computation.order() {
         if !shown.contains(&id) {
             continue;
