@@ -17,6 +17,9 @@
 //! - [`ir`] is the model (element types, shapes, layouts, the exact tiled-layout memory map).
 //!   It does no IO; arithmetic on dims is checked, and overflow is an error value.
 //! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
+//! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
+//!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,
+//!   and its output follows the module's order (maps are `BTreeMap`s).
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //!
@@ -32,6 +35,7 @@
 //! assert_eq!(memory.bytes(), 96);
 //! ```
 
+pub mod analysis;
 pub mod assign;
 pub mod error;
 pub mod ir;

@@ -1110,3 +1110,10 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
         let _ = write!(out, ", {}={}", attribute.name, attribute.value);
     }
 }
+
+/// One instruction as `print_ir_module` prints its line, without indentation or `ROOT`.
+pub fn print_ir_instruction_line(computation: &ir::Computation, id: ir::InstrId) -> String {
+    let mut out = String::new();
+    print_ir_instruction(&mut out, computation, id);
+    out
+}

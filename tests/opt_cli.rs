@@ -3,43 +3,15 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use common::hlo_layout;
 
-/// Runs the binary without colour; returns exit code, stdout and stderr as one text.
+/// Runs the binary with `stdin`; returns its transcript (command, exit code, stdout, stderr).
 fn run(args: &[&str], stdin: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hlo-layout"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    // A command that does not read stdin may close it first; that is fine.
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    let out = child.wait_with_output().expect("the binary finishes");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Times differ run to run; everything else is deterministic.
-    let stderr = regex::Regex::new(r"\d+\.\d{3} ms")
-        .unwrap()
-        .replace_all(&stderr, "[time]");
-    format!(
-        "$ hlo-layout {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        out.status
-            .code()
-            .map_or("signal".to_string(), |c| c.to_string()),
-        String::from_utf8_lossy(&out.stdout),
-        stderr
-    )
+    hlo_layout(args).stdin(stdin).run().transcript()
 }
 
 fn snapshot(name: &str, text: String) {
-    common::settings().bind(|| insta::assert_snapshot!(name, text));
+    common::snapshot(name, &text);
 }
 
 const DCE: &str = "tests/inputs/passes/dce_side_effects.hlo";

@@ -38,7 +38,7 @@
 //! }
 //! ```
 
-mod report;
+pub mod report;
 
 pub use report::{AssignReport, PaddingOffender};
 

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::ir::module::Module;
+use crate::ir::module::{Computation, Instruction, Module};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{PhysicalLayout, Target};
@@ -34,56 +34,23 @@ pub struct PaddingOffender {
     pub shape: String,
     pub padded_bytes: i64,
     pub unpadded_bytes: i64,
+    /// Why the first tile pads the array.
     pub reason: String,
+    /// One line on what would avoid the padding.
+    pub advice: String,
 }
 
 impl AssignReport {
     pub(super) fn measure(&mut self, module: &Module, target: &Target) {
         self.target = target.name().to_string();
-        let mut offenders = Vec::new();
+        let mut padding = Padding::default();
         for computation in &module.computations {
-            for &id in computation.order() {
-                let instruction = computation.instruction(id);
-                // These alias buffers that other instructions define.
-                let callee_parameter =
-                    !computation.is_entry && instruction.opcode == Opcode::Parameter;
-                if callee_parameter
-                    || matches!(
-                        instruction.opcode,
-                        Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
-                    )
-                {
-                    continue;
-                }
-                for array in instruction.shape.leaves() {
-                    let Ok(memory) = PhysicalLayout::new(array) else {
-                        continue;
-                    };
-                    let (padded, unpadded) = (memory.bytes(), memory.unpadded_bytes());
-                    self.padded_bytes = self.padded_bytes.saturating_add(padded);
-                    self.unpadded_bytes = self.unpadded_bytes.saturating_add(unpadded);
-                    if padded > unpadded {
-                        offenders.push(PaddingOffender {
-                            computation: computation.name.clone(),
-                            instruction: instruction.name.clone(),
-                            shape: Shape::Array(array.clone()).to_string(),
-                            padded_bytes: padded,
-                            unpadded_bytes: unpadded,
-                            reason: padding_reason(array, &memory),
-                        });
-                    }
-                }
-            }
+            padding.add_computation(computation);
         }
-        // Worst first; names break ties so the order is deterministic.
-        offenders.sort_by(|a, b| {
-            (b.padded_bytes - b.unpadded_bytes)
-                .cmp(&(a.padded_bytes - a.unpadded_bytes))
-                .then_with(|| a.computation.cmp(&b.computation))
-                .then_with(|| a.instruction.cmp(&b.instruction))
-        });
-        offenders.truncate(OFFENDERS);
-        self.worst_padding = offenders;
+        let padding = padding.finish(OFFENDERS);
+        self.padded_bytes = padding.padded_bytes;
+        self.unpadded_bytes = padding.unpadded_bytes;
+        self.worst_padding = padding.worst_padding;
     }
 
     /// A few lines for people, for stderr.
@@ -119,41 +86,152 @@ impl AssignReport {
     }
 }
 
-/// Why the first tile pads this array, in words.
-fn padding_reason(array: &ArrayShape, memory: &PhysicalLayout) -> String {
+/// Padded and unpadded bytes of the buffers some computations define, with the arrays that
+/// waste the most on padding. Layout assignment's report and `stats` both measure with it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Padding {
+    pub padded_bytes: i64,
+    pub unpadded_bytes: i64,
+    /// Worst first (ties by computation, then instruction name), at most the limit given to
+    /// [`Padding::finish`].
+    pub worst_padding: Vec<PaddingOffender>,
+}
+
+impl Padding {
+    /// Adds the arrays of every instruction of `computation` that defines a buffer: tuples,
+    /// get-tuple-elements, bitcasts and parameters of non-entry computations alias buffers
+    /// defined elsewhere and are skipped. Arrays whose layout cannot be laid out (dynamic
+    /// dims, overflow) are skipped too.
+    pub fn add_computation(&mut self, computation: &Computation) {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves() {
+                let Ok(memory) = PhysicalLayout::new(array) else {
+                    continue;
+                };
+                let (padded, unpadded) = (memory.bytes(), memory.unpadded_bytes());
+                self.padded_bytes = self.padded_bytes.saturating_add(padded);
+                self.unpadded_bytes = self.unpadded_bytes.saturating_add(unpadded);
+                if padded > unpadded {
+                    let (reason, advice) = padding_reason(array, &memory);
+                    self.worst_padding.push(PaddingOffender {
+                        computation: computation.name.clone(),
+                        instruction: instruction.name.clone(),
+                        shape: Shape::Array(array.clone()).to_string(),
+                        padded_bytes: padded,
+                        unpadded_bytes: unpadded,
+                        reason,
+                        advice,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Sorts the offenders worst first and keeps `limit` of them.
+    pub fn finish(mut self, limit: usize) -> Padding {
+        // Worst first; names break ties so the order is deterministic.
+        self.worst_padding.sort_by(|a, b| {
+            (b.padded_bytes - b.unpadded_bytes)
+                .cmp(&(a.padded_bytes - a.unpadded_bytes))
+                .then_with(|| a.computation.cmp(&b.computation))
+                .then_with(|| a.instruction.cmp(&b.instruction))
+        });
+        self.worst_padding.truncate(limit);
+        self
+    }
+}
+
+/// Whether `instruction`'s result is a buffer of its own rather than an alias of another.
+pub fn defines_buffer(computation: &Computation, instruction: &Instruction) -> bool {
+    let callee_parameter = !computation.is_entry && instruction.opcode == Opcode::Parameter;
+    !callee_parameter
+        && !matches!(
+            instruction.opcode,
+            Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
+        )
+}
+
+/// Why the first tile pads this array, in words, and one line of advice on avoiding it.
+fn padding_reason(array: &ArrayShape, memory: &PhysicalLayout) -> (String, String) {
     let physical = memory.physical_dims();
     let Some(step) = memory.steps().first() else {
-        return "tail padding (L)".to_string();
+        return (
+            "tail padding (L)".to_string(),
+            "the L(n) tail rounds the buffer up; nothing to change in the dims".to_string(),
+        );
     };
     let tiled = &step.combined_dims[step.combined_dims.len() - step.sizes.len()..];
-    let mut reasons = Vec::new();
     if array.rank() == 0 {
-        return format!(
-            "a scalar takes a whole {}-element tile",
-            memory.padded_elements()
+        return (
+            format!(
+                "a scalar takes a whole {}-element tile",
+                memory.padded_elements()
+            ),
+            "batch scalars into one array (or keep them untiled) if there are many".to_string(),
         );
     }
+    let mut reasons = Vec::new();
+    let mut advice = None;
     let k = tiled.len();
     for (j, (&dim, &size)) in tiled.iter().zip(&step.sizes).enumerate() {
         if dim % size == 0 {
             continue;
         }
+        let padded = (dim + size - 1) / size * size;
         let position = match (physical.len(), k - 1 - j) {
-            (1, _) => "rank-1 length".to_string(),
-            (_, 0) => "minor dim".to_string(),
+            (1, _) => {
+                advice.get_or_insert_with(|| {
+                    format!("make the length a multiple of {size}, or fold it into a 2-D shape")
+                });
+                "rank-1 length".to_string()
+            }
+            (_, 0) => {
+                advice.get_or_insert_with(|| minor_dim_advice(&physical, dim, size));
+                "minor dim".to_string()
+            }
             (_, 1) if dim == 1 => {
+                advice.get_or_insert_with(|| {
+                    "move the size-1 dim major or reshape it away (a bitcast)".to_string()
+                });
                 reasons.push("size-1 dim in second-minor position".to_string());
                 continue;
             }
-            (_, 1) => "second-minor dim".to_string(),
+            (_, 1) => {
+                advice.get_or_insert_with(|| {
+                    format!("make the second-minor dim a multiple of {size} (or merge it with a major dim)")
+                });
+                "second-minor dim".to_string()
+            }
             _ => "dim".to_string(),
         };
-        let padded = (dim + size - 1) / size * size;
         reasons.push(format!("{position} {dim} padded to {padded}"));
     }
     if reasons.is_empty() {
-        "sub-tile packing".to_string()
+        (
+            "sub-tile packing".to_string(),
+            "narrow elements pack in sub-tiles; a wider minor dim fills them".to_string(),
+        )
     } else {
-        reasons.join(", ")
+        let advice =
+            advice.unwrap_or_else(|| "make the tiled dims multiples of the tile".to_string());
+        (reasons.join(", "), advice)
+    }
+}
+
+/// Advice for a minor dim of `dim` elements that the tile pads to a multiple of `size`.
+fn minor_dim_advice(physical: &[i64], dim: i64, size: i64) -> String {
+    // A major dim that is a multiple of the tile would not pad if it were minor.
+    let major = &physical[..physical.len().saturating_sub(1)];
+    match major.iter().rev().find(|&&d| d % size == 0) {
+        Some(&other) => format!(
+            "a layout with the {other}-element dim minor instead of the {dim}-element one avoids this (transpose, or let assign choose)"
+        ),
+        None => format!(
+            "grow the minor dim from {dim} to a multiple of {size} (e.g. by batching) or merge it with another dim"
+        ),
     }
 }

@@ -1,75 +1,74 @@
-//! `hlo-layout assign FILE|- [--target T] [-o OUT] [--report] [--format text|json]`.
-
-use std::path::PathBuf;
+//! `hlo-layout assign FILE|-... [--target T] [-o OUT] [--report] [--format text|json]`.
 
 use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
+use serde_json::{Map, Value};
 
-use super::{read_input, report_errors, write_output, Format, Outcome};
+use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Example:\n  hlo-layout assign examples/mlp.hlo --target tpu-v5e --report")]
+#[command(
+    after_help = "Example:\n  hlo-layout assign examples/reshape_degenerate.hlo --target tpu-v5e --report\n\n\
+Exit codes: 0 success, 1 invalid input (or an assigned module that does not verify), 2 usage error."
+)]
 pub struct Args {
-    /// The HLO module; `-` (the default) reads standard input.
+    /// HLO modules; `-` (the default) reads standard input.
     #[arg(default_value = "-")]
-    file: String,
+    files: Vec<String>,
     /// The target whose layouts to assign.
     #[arg(long, default_value = "tpu-v5e", value_parser = clap::builder::PossibleValuesParser::new(TARGET_NAMES))]
     target: String,
-    /// Write the module to this file instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Summarise copies, bitcasts and padding on stderr (or, with `--format json`, print one
-    /// JSON document instead of the module).
+    #[command(flatten)]
+    output: OutputArgs,
+    /// Summarise copies, bitcasts and padding on stderr (with `--format json` the report is
+    /// always in the document).
     #[arg(long)]
     report: bool,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
 }
 
 pub fn run(args: Args) -> Outcome {
-    let Some(text) = read_input(&args.file) else {
-        return Outcome::InvalidInput;
-    };
-    let mut module = match hlo_layout::parse_module(&text) {
-        Ok(module) => module,
-        Err(errors) => {
-            report_errors(&args.file, &text, errors);
-            return Outcome::InvalidInput;
-        }
-    };
     let target = Target::from_name(&args.target).unwrap_or_else(Target::default_tpu);
-    let report = match hlo_layout::assign::assign_layouts(&mut module, &target) {
-        Ok(report) => report,
-        Err(error) => {
-            report_errors(&args.file, &text, vec![error]);
-            return Outcome::InvalidInput;
-        }
-    };
-    let printed = hlo_layout::print::print_ir_module(&module);
-    let options = hlo_layout::verify::VerifyOptions {
-        layout_sensitive: true,
-    };
-    if let Err(errors) = hlo_layout::verify::verify(&module, &options) {
-        eprintln!("error: the assigned module does not verify; this is a bug in hlo-layout");
-        report_errors(&args.file, &text, errors);
-        return Outcome::InvalidInput;
-    }
-    let out = match args.format {
-        Format::Json => {
-            let document = serde_json::json!({
-                "version": 1,
-                "module": printed,
-                "report": report,
-            });
-            serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
-        }
-        Format::Text => {
-            if args.report {
-                eprint!("{}", report.to_text());
+    run_files(
+        "assign",
+        &args.files,
+        &args.output,
+        Header::Comment,
+        |file, text| {
+            let mut module = match hlo_layout::parse_module(text) {
+                Ok(module) => module,
+                Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
+            };
+            let report = match hlo_layout::assign::assign_layouts(&mut module, &target) {
+                Ok(report) => report,
+                Err(error) => return FileOutput::failure(diagnostics(file, text, vec![error])),
+            };
+            let options = hlo_layout::verify::VerifyOptions {
+                layout_sensitive: true,
+            };
+            if let Err(errors) = hlo_layout::verify::verify(&module, &options) {
+                let mut output = FileOutput::failure(diagnostics(file, text, errors));
+                output.notes =
+                    "error: the assigned module does not verify; this is a bug in hlo-layout\n"
+                        .into();
+                return output;
             }
-            printed
-        }
-    };
-    write_output(args.output.as_deref(), &out)
+            let mut json = Map::new();
+            json.insert(
+                "modules".into(),
+                Value::Array(vec![serde_json::to_value(
+                    hlo_layout::analysis::json::module_json(&module),
+                )
+                .unwrap_or(Value::Null)]),
+            );
+            json.insert(
+                "report".into(),
+                serde_json::to_value(&report).unwrap_or(Value::Null),
+            );
+            let mut output = FileOutput::success(hlo_layout::print::print_ir_module(&module), json);
+            if args.report {
+                output.notes = report.to_text();
+            }
+            output
+        },
+    )
 }

@@ -1,120 +1,61 @@
-//! `hlo-layout check FILE... [--format text|json]`: parse, lower and verify; report every
-//! error.
+//! `hlo-layout check FILE... [--format text|json] [--split-input-file]`: parse, lower and
+//! verify; report every error.
 
-use miette::Diagnostic;
+use serde_json::{Map, Value};
 
-use super::{read_input, report_errors, Format, Outcome};
+use super::{diagnostics, plural, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Example:\n  hlo-layout check model.hlo other.hlo --format json | jq '.files[] | select(.ok | not)'\n\n\
+Prints one line per file (`FILE: ok (N modules)` or `FILE: N errors`) and the diagnostics on \
+stderr.\nExit codes: 0 every file is valid, 1 some file is invalid, 2 usage error."
+)]
 pub struct Args {
     /// HLO files to check; `-` reads standard input.
     #[arg(required = true)]
     files: Vec<String>,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[command(flatten)]
+    output: OutputArgs,
     /// Read `// -----` lines as separators between modules, as XLA's tools do.
     #[arg(long)]
     split_input_file: bool,
 }
 
-/// One file's result, as `--format json` prints it.
-#[derive(serde::Serialize)]
-struct FileReport {
-    file: String,
-    valid: bool,
-    modules: usize,
-    errors: Vec<ErrorReport>,
-}
-
-#[derive(serde::Serialize)]
-struct ErrorReport {
-    code: Option<String>,
-    message: String,
-    help: Option<String>,
-    /// Byte offset and length of the first label, and its 1-based line and column.
-    offset: Option<usize>,
-    length: Option<usize>,
-    line: Option<usize>,
-    column: Option<usize>,
-}
-
 pub fn run(args: Args) -> Outcome {
-    let mut reports = Vec::with_capacity(args.files.len());
-    for file in &args.files {
-        let report = check_file(file, args.split_input_file, args.format);
-        if args.format == Format::Text {
-            if report.valid {
-                println!(
-                    "{file}: ok ({} module{})",
-                    report.modules,
-                    plural(report.modules)
-                );
+    run_files(
+        "check",
+        &args.files,
+        &args.output,
+        Header::None,
+        |file, text| {
+            let parts = if args.split_input_file {
+                hlo_layout::syntax::split_modules(text)
             } else {
-                let n = report.errors.len();
-                println!("{file}: {n} error{}", plural(n));
+                vec![0..text.len()]
+            };
+            let modules = parts.len();
+            let errors: Vec<hlo_layout::Error> = parts
+                .into_iter()
+                .filter_map(|range| check_module(text, range).err())
+                .flatten()
+                .collect();
+            let mut json = Map::new();
+            json.insert("modules".into(), Value::from(modules));
+            if errors.is_empty() {
+                let line = format!("{file}: ok ({modules} module{})\n", plural(modules));
+                return FileOutput::success(line, json);
             }
-        }
-        reports.push(report);
-    }
-    if args.format == Format::Json {
-        match serde_json::to_string_pretty(&reports) {
-            Ok(json) => println!("{json}"),
-            Err(error) => eprintln!("error: {error}"),
-        }
-    }
-    if reports.iter().all(|r| r.valid) {
-        Outcome::Success
-    } else {
-        Outcome::InvalidInput
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn check_file(file: &str, split: bool, format: Format) -> FileReport {
-    let Some(text) = read_input(file) else {
-        return FileReport {
-            file: file.to_string(),
-            valid: false,
-            modules: 0,
-            errors: vec![ErrorReport {
-                code: None,
-                message: "cannot read the file".into(),
-                help: None,
-                offset: None,
-                length: None,
-                line: None,
-                column: None,
-            }],
-        };
-    };
-    let parts = if split {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
-    let modules = parts.len();
-    let errors: Vec<hlo_layout::Error> = parts
-        .into_iter()
-        .filter_map(|range| check_module(&text, range).err())
-        .flatten()
-        .collect();
-    let reports: Vec<ErrorReport> = errors.iter().map(|e| error_report(&text, e)).collect();
-    if format == Format::Text && !errors.is_empty() {
-        report_errors(file, &text, errors);
-    }
-    FileReport {
-        file: file.to_string(),
-        valid: reports.is_empty(),
-        modules,
-        errors: reports,
-    }
+            let n = errors.len();
+            FileOutput {
+                ok: false,
+                text: format!("{file}: {n} error{}\n", plural(n)),
+                json,
+                diagnostics: diagnostics(file, text, errors),
+                ..FileOutput::default()
+            }
+        },
+    )
 }
 
 /// Parses, prints, lowers and verifies one module: syntax errors first, then meaning.
@@ -123,26 +64,4 @@ fn check_module(text: &str, range: std::ops::Range<usize>) -> Result<(), Vec<hlo
     let module = hlo_layout::parse_module_range(text, range)?;
     hlo_layout::verify::verify(&module, &hlo_layout::verify::VerifyOptions::default())
         .map_err(|errors| errors.into_iter().map(hlo_layout::Error::from).collect())
-}
-
-fn error_report(text: &str, error: &hlo_layout::Error) -> ErrorReport {
-    let label = error.labels().and_then(|mut labels| labels.next());
-    let offset = label.as_ref().map(|l| l.offset());
-    let (line, column) = match offset.and_then(|o| text.get(..o)) {
-        Some(before) => {
-            let line = before.matches('\n').count() + 1;
-            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-            (Some(line), Some(before.len() - line_start + 1))
-        }
-        None => (None, None),
-    };
-    ErrorReport {
-        code: error.code().map(|c| c.to_string()),
-        message: error.to_string(),
-        help: error.help().map(|h| h.to_string()),
-        offset,
-        length: label.as_ref().map(|l| l.len()),
-        line,
-        column,
-    }
 }

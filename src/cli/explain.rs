@@ -8,9 +8,7 @@ mod picture;
 mod render_svg;
 mod render_text;
 
-use std::ffi::OsString;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use hlo_layout::ir::{
     ArrayShape, LegacyPadding, PaddingValue, PhysicalLayout, TileDim, TilingError,
@@ -18,12 +16,21 @@ use hlo_layout::ir::{
 use hlo_layout::syntax::ast;
 use miette::SourceSpan;
 
-use super::{report_errors, Format, Outcome};
+use super::{
+    diagnostics, finish, json_text, plain, read_input, write_atomically, CliError, Diag, Format,
+    Outcome, OutputArgs, JSON_VERSION,
+};
 use picture::{dim_names, Grid, MemoryStrip, MAX_GRID_SIDE};
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  hlo-layout explain 'bf16[4,8]{1,0:T(2,4)(2,1)}' --index 2,3\n  \
+hlo-layout explain 'f32[3,5]{1,0:T(2,2)}' --svg figure.svg\n\n\
+Exit codes: 0 success, 1 invalid input (the shape, --index or --padded-dimensions), 2 usage error."
+)]
 pub struct Args {
-    /// An array shape with its layout, e.g. 'bf16[4,8]{1,0:T(2,4)(2,1)}'.
+    /// An array shape with its layout, e.g. 'bf16[4,8]{1,0:T(2,4)(2,1)}'; `-` reads it from
+    /// standard input.
     shape: String,
     /// Show where this element lives, e.g. `--index 2,3`.
     #[arg(
@@ -33,9 +40,8 @@ pub struct Args {
         value_name = "I,J,.."
     )]
     index: Option<Vec<i64>>,
-    /// Text for people, or one JSON object for programs.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[command(flatten)]
+    output: OutputArgs,
     /// Also draw the array coloured by tile, and memory beneath it, as an SVG file.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -124,21 +130,46 @@ enum InputError {
     },
 }
 
-/// The failure was already printed to stderr; only the exit code is left to give.
-struct Reported;
+/// The diagnostics of a failure, printed by [`run`] as `--format` asks.
+struct Reported(Vec<Diag>);
 
-pub fn run(args: Args) -> Outcome {
-    match explain(&args) {
-        Ok(()) => Outcome::Success,
-        Err(Reported) => Outcome::InvalidInput,
+pub fn run(mut args: Args) -> Outcome {
+    let explained = match args.shape.as_str() {
+        // The shape from standard input, as every command reads `-`.
+        "-" => match read_input("-") {
+            Ok(text) => {
+                args.shape = text.trim().to_string();
+                explain(&args)
+            }
+            Err(diag) => Err(Reported(vec![diag])),
+        },
+        _ => explain(&args),
+    };
+    match explained {
+        Ok(out) => finish(&args.output, &out, 0, false),
+        Err(Reported(diags)) => match args.output.format {
+            Format::Json => {
+                let document = json_text(&serde_json::json!({
+                    "version": JSON_VERSION,
+                    "command": "explain",
+                    "ok": false,
+                    "diagnostics": diags.iter().map(|d| d.json().clone()).collect::<Vec<_>>(),
+                }));
+                finish(&args.output, &document, 1, false)
+            }
+            Format::Text => {
+                for diag in &diags {
+                    eprintln!("{}", diag.render());
+                }
+                finish(&args.output, "", 1, true)
+            }
+        },
     }
 }
 
-fn explain(args: &Args) -> Result<(), Reported> {
-    let shape = hlo_layout::parse_array_shape(&args.shape).map_err(|errors| {
-        report_errors("SHAPE", &args.shape, errors);
-        Reported
-    })?;
+fn explain(args: &Args) -> Result<String, Reported> {
+    let shape = hlo_layout::parse_array_shape(&args.shape)
+        .map_err(|errors| Reported(diagnostics("SHAPE", &args.shape, errors)))?;
     let padding = args
         .padded_dimensions
         .as_ref()
@@ -174,19 +205,19 @@ fn explain(args: &Args) -> Result<(), Reported> {
             strip: &strip,
             marked_linear: focus_linear,
         });
-        write_atomically(path, &svg).map_err(|error| {
-            eprintln!("error: cannot write {}: {error}", path.display());
-            Reported
+        write_atomically(path, svg.as_bytes()).map_err(|error| {
+            Reported(vec![plain(CliError::Write {
+                file: path.display().to_string(),
+                reason: error.to_string(),
+            })])
         })?;
         eprintln!("wrote {}", path.display());
     }
 
-    match args.format {
+    match args.output.format {
         Format::Json => {
             let json = to_json(&shape, &memory, focus_linear);
-            // Serialising a `serde_json::Value` cannot fail.
-            let text = serde_json::to_string_pretty(&json).unwrap_or_default();
-            println!("{text}");
+            Ok(json_text(&json))
         }
         Format::Text => {
             let mut grid = Grid::build(&memory, focus, MAX_GRID_SIDE).map_err(internal)?;
@@ -207,16 +238,24 @@ fn explain(args: &Args) -> Result<(), Reported> {
                 grid: &grid,
                 strip: &strip,
             });
-            print!("{text}");
+            Ok(text)
         }
     }
-    Ok(())
 }
 
 /// Reports a failure of the library on input that was already checked: a bug, not bad input.
 fn internal(error: impl std::fmt::Display) -> Reported {
-    eprintln!("error: internal: {error}");
-    Reported
+    Reported(vec![plain(Internal {
+        message: error.to_string(),
+    })])
+}
+
+/// A failure of the library on checked input.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("internal: {message}")]
+#[diagnostic(code(hlo::explain::internal), help("this is a bug in hlo-layout"))]
+struct Internal {
+    message: String,
 }
 
 /// `2,3` and the span of each entry, so that a diagnostic can point at one coordinate.
@@ -279,10 +318,7 @@ fn check_index(index: &[i64], dims: &[i64]) -> Result<(), Reported> {
     };
     match error {
         None => Ok(()),
-        Some(error) => {
-            report_errors("--index", &source, vec![error]);
-            Err(Reported)
-        }
+        Some(error) => Err(Reported(diagnostics("--index", &source, vec![error]))),
     }
 }
 
@@ -317,8 +353,11 @@ fn report_layout_error(args: &Args, shape: &ArrayShape, reason: TilingError) -> 
         _ => None,
     };
     if let Some(error) = padding_error {
-        report_errors("--padded-dimensions", &padding_source, vec![error]);
-        return Reported;
+        return Reported(diagnostics(
+            "--padded-dimensions",
+            &padding_source,
+            vec![error],
+        ));
     }
     let error = match reason {
         TilingError::UnboundedDim { dim } => InputError::UnboundedDim {
@@ -331,8 +370,7 @@ fn report_layout_error(args: &Args, shape: &ArrayShape, reason: TilingError) -> 
             span: whole(&args.shape),
         },
     };
-    report_errors("SHAPE", &args.shape, vec![error]);
-    Reported
+    Reported(diagnostics("SHAPE", &args.shape, vec![error]))
 }
 
 /// Where dim `dim` of the shape is written in `text`.
@@ -364,6 +402,9 @@ fn to_json(
         })
         .collect();
     serde_json::json!({
+        "version": JSON_VERSION,
+        "command": "explain",
+        "ok": true,
         "shape": shape.to_string(),
         "element_type": memory.element_type().to_string(),
         "dims": memory.logical_dims(),
@@ -377,30 +418,4 @@ fn to_json(
         "padding_fraction": memory.padding_fraction(),
         "linear_index": linear_index,
     })
-}
-
-/// Writes `contents` to a temporary file beside `path` and renames it into place, so that
-/// readers never see a half-written file.
-fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
-    let file_name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
-    })?;
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut temporary_name = OsString::from(".");
-    temporary_name.push(file_name);
-    temporary_name.push(format!(".{}.tmp", std::process::id()));
-    let temporary = directory.join(temporary_name);
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(contents.as_bytes())?;
-        file.sync_all()
-    });
-    let result = written.and_then(|()| std::fs::rename(&temporary, path));
-    if result.is_err() {
-        // The temporary file is ours alone; leaving it behind would only litter.
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
 }

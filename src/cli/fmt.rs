@@ -1,65 +1,70 @@
-//! `hlo-layout fmt [FILE|-] [-o OUT] [--split-input-file]`: canonical HLO text.
+//! `hlo-layout fmt [FILE|-]... [-o OUT] [--split-input-file] [--format text|json]`:
+//! canonical HLO text.
 
-use std::path::PathBuf;
+use serde_json::{Map, Value};
 
-use super::{read_input, report_errors, Outcome};
+use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Example:\n  hlo-layout fmt examples/reshape_degenerate.hlo -o formatted.hlo\n\n\
+With several files, each file's modules follow a `// ----- FILE` line, so the output reads \
+back with --split-input-file.\n\
+Exit codes: 0 success, 1 invalid input, 2 usage error."
+)]
 pub struct Args {
-    /// The HLO file to format; `-` (the default) reads standard input.
+    /// HLO files to format; `-` (the default) reads standard input.
     #[arg(default_value = "-")]
-    file: String,
-    /// Write the result to this file instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: Option<PathBuf>,
+    files: Vec<String>,
+    #[command(flatten)]
+    output: OutputArgs,
     /// Read `// -----` lines as separators between modules, as XLA's tools do.
     #[arg(long)]
     split_input_file: bool,
 }
 
 pub fn run(args: Args) -> Outcome {
-    let Some(text) = read_input(&args.file) else {
-        return Outcome::InvalidInput;
-    };
-    let parts = if args.split_input_file {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    let mut errors = Vec::new();
-    for (i, range) in parts.into_iter().enumerate() {
-        match hlo_layout::format_module_range(&text, range) {
-            Ok(module) => {
-                if i > 0 {
-                    out.push_str("// -----\n\n");
+    run_files(
+        "fmt",
+        &args.files,
+        &args.output,
+        Header::Comment,
+        |file, text| {
+            let parts = if args.split_input_file {
+                hlo_layout::syntax::split_modules(text)
+            } else {
+                vec![0..text.len()]
+            };
+            let mut out = String::with_capacity(text.len() + text.len() / 8);
+            let mut modules = Vec::new();
+            let mut errors = Vec::new();
+            for (i, range) in parts.into_iter().enumerate() {
+                match hlo_layout::format_module_range(text, range.clone()) {
+                    Ok(module) => {
+                        if i > 0 {
+                            out.push_str("// -----\n\n");
+                        }
+                        out.push_str(&module);
+                        // The JSON view needs the IR; a module that prints but does not lower
+                        // is still formatted, with its text alone.
+                        let json = match hlo_layout::parse_module_range(text, range) {
+                            Ok(ir) => {
+                                serde_json::to_value(hlo_layout::analysis::json::module_json(&ir))
+                                    .unwrap_or(Value::Null)
+                            }
+                            Err(_) => serde_json::json!({ "text": module }),
+                        };
+                        modules.push(json);
+                    }
+                    Err(found) => errors.extend(found),
                 }
-                out.push_str(&module);
             }
-            Err(found) => errors.extend(found),
-        }
-    }
-    if !errors.is_empty() {
-        report_errors(&args.file, &text, errors);
-        return Outcome::InvalidInput;
-    }
-    let written = match &args.output {
-        Some(path) => {
-            std::fs::write(path, out.as_bytes()).map_err(|e| (path.display().to_string(), e))
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .lock()
-                .write_all(out.as_bytes())
-                .map_err(|e| ("standard output".to_string(), e))
-        }
-    };
-    match written {
-        Ok(()) => Outcome::Success,
-        Err((target, error)) => {
-            eprintln!("error: cannot write {target}: {error}");
-            Outcome::InvalidInput
-        }
-    }
+            if !errors.is_empty() {
+                return FileOutput::failure(diagnostics(file, text, errors));
+            }
+            let mut json = Map::new();
+            json.insert("modules".into(), Value::Array(modules));
+            FileOutput::success(out, json)
+        },
+    )
 }

@@ -1,29 +1,51 @@
 //! The command line: argument parsing, reading inputs, rendering diagnostics, exit codes.
 //!
-//! Exit codes: 0 success; 1 invalid input (any diagnostic of severity error); 2 usage error
-//! (clap's own code). Results go to stdout, diagnostics to stderr.
+//! Conventions every subcommand follows (see [`run_files`]):
+//! - inputs are files or `-` for standard input; several files are processed in one call,
+//!   with a header per file, continuing past failures (and a progress bar on a terminal's
+//!   stderr when that takes more than a moment);
+//! - results go to stdout or to `-o OUT`, written atomically (a temporary file beside OUT,
+//!   renamed over it; an error or Ctrl-C leaves OUT as it was); diagnostics go to stderr;
+//! - `--format json` prints one JSON document per invocation, `{"version": 1, ...}`, holding
+//!   results and diagnostics alike;
+//! - exit codes: 0 success; 1 invalid input, verification failure or a non-empty diff;
+//!   2 usage error (clap's own code).
 
 mod assign;
 mod check;
+mod diff;
+mod dot;
 mod explain;
 mod fmt;
 mod opt;
 mod passes;
+mod stats;
 
-use std::io::IsTerminal;
-use std::process::ExitCode;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use miette::Diagnostic;
+use serde_json::{json, Map, Value};
+
+/// The version of every JSON document's schema, `"version"` at its top.
+pub const JSON_VERSION: u32 = 1;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "hlo-layout",
     version,
     about = "XLA HLO shapes, tiled layouts and TPU layout assignment, without XLA",
-    after_help = "Exit codes: 0 success, 1 invalid input, 2 usage error."
+    after_help = "Every command takes FILE or `-` (stdin), `-o OUT` (written atomically), \
+`--format text|json` (one JSON document with \"version\": 1) and `--color`.\n\
+Exit codes: 0 success, 1 invalid input, verification failure or a non-empty diff, 2 usage error.\n\n\
+Example:\n  hlo-layout assign examples/reshape_degenerate.hlo --report"
 )]
 pub struct Cli {
-    /// When to colour diagnostics; `auto` honours NO_COLOR and whether stderr is a terminal.
+    /// When to colour output; `auto` colours a terminal unless NO_COLOR is set (CLICOLOR_FORCE
+    /// forces it).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
 
@@ -46,6 +68,19 @@ pub enum Format {
     Json,
 }
 
+/// `-o OUT` and `--format`, which every command takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Write the output to OUT instead of stdout: to a temporary file beside it, then renamed
+    /// over it. On any error (or Ctrl-C) OUT is left as it was.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// `text` for people; `json` for programs: one document, `{"version": 1, ...}`, with the
+    /// results and the diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Assign TPU (or CPU) layouts to every array, with bitcast or copy where they differ.
@@ -58,25 +93,37 @@ enum Command {
     Explain(explain::Args),
     /// Print HLO modules in XLA's canonical text.
     Fmt(fmt::Args),
-    /// Parse HLO files and report every error.
+    /// Parse, lower and verify HLO files and report every error.
     Check(check::Args),
     /// Run a pipeline of passes over a module (`--passes dce,fixpoint(a,b)`).
     Opt(opt::Args),
     /// List every registered pass with its description.
     Passes(passes::Args),
+    /// Count instructions, arrays and bytes (logical and padded) per computation and module.
+    Stats(stats::Args),
+    /// Draw a computation, or an instruction's neighbourhood, as Graphviz DOT.
+    Dot(dot::Args),
+    /// Compare two modules structurally; exit 1 when they differ.
+    Diff(diff::Args),
 }
 
 /// Outcome of a command, turned into the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Success,
+    /// Invalid input, a verification failure or a non-empty diff (exit code 1).
     InvalidInput,
     /// A usage error found after clap's parsing (exit code 2).
     Usage,
 }
 
-pub fn main() -> ExitCode {
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    install_diagnostic_handler(cli.color);
+    let _ = COLOR.set(cli.color);
+    install_diagnostic_handler(use_color(cli.color, Stream::Stderr));
+    install_interrupt_handler();
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
@@ -84,27 +131,53 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Opt(args) => opt::run(args),
         Command::Passes(args) => passes::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Dot(args) => dot::run(args),
+        Command::Diff(args) => diff::run(args),
     };
     match outcome {
-        Outcome::Success => ExitCode::SUCCESS,
-        Outcome::InvalidInput => ExitCode::from(1),
-        Outcome::Usage => ExitCode::from(2),
+        Outcome::Success => std::process::ExitCode::SUCCESS,
+        Outcome::InvalidInput => std::process::ExitCode::from(1),
+        Outcome::Usage => std::process::ExitCode::from(2),
     }
 }
 
-fn use_color(choice: ColorChoice) -> bool {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Whether to colour `stream`: `--color always|never`, or for `auto`, not when NO_COLOR is set
+/// and non-empty, yes when CLICOLOR_FORCE is set and not `0`, else when it is a terminal.
+pub fn use_color(choice: ColorChoice, stream: Stream) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stderr().is_terminal()
+            if set("NO_COLOR") {
+                false
+            } else if set("CLICOLOR_FORCE")
+                && std::env::var_os("CLICOLOR_FORCE") != Some("0".into())
+            {
+                true
+            } else {
+                match stream {
+                    Stream::Stdout => std::io::stdout().is_terminal(),
+                    Stream::Stderr => std::io::stderr().is_terminal(),
+                }
+            }
         }
     }
 }
 
-fn install_diagnostic_handler(choice: ColorChoice) {
-    let color = use_color(choice);
+/// Whether to colour `stream` under the `--color` given.
+pub fn color_for(stream: Stream) -> bool {
+    use_color(*COLOR.get().unwrap_or(&ColorChoice::Auto), stream)
+}
+
+fn install_diagnostic_handler(color: bool) {
     // Setting the hook only fails if it was already set, which cannot happen here.
     let _ = miette::set_hook(Box::new(move |_| {
         Box::new(
@@ -118,50 +191,120 @@ fn install_diagnostic_handler(choice: ColorChoice) {
     }));
 }
 
+// ---- diagnostics ----
+
+/// Errors of the command line itself; everything else comes from the library.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CliError {
+    #[error("cannot read {file}: {reason}")]
+    #[diagnostic(code(hlo::cli::read))]
+    Read { file: String, reason: String },
+    #[error("{file} is not UTF-8 text (invalid byte at offset {offset})")]
+    #[diagnostic(code(hlo::cli::utf8))]
+    NotUtf8 { file: String, offset: usize },
+    #[error("cannot write {file}: {reason}")]
+    #[diagnostic(code(hlo::cli::write))]
+    Write { file: String, reason: String },
+}
+
+/// A diagnostic ready to print: the report (with its source) for stderr, and its JSON form.
+pub struct Diag {
+    report: miette::Report,
+    json: Value,
+}
+
+impl Diag {
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// The report as the installed handler renders it (colour per `--color`).
+    pub fn render(&self) -> String {
+        format!("{:?}", self.report)
+    }
+}
+
+/// Diagnostics about `source` (named `name`), each with its snippet and its JSON form: code,
+/// severity, message, help, and every label with byte offset, length, 1-based line and column.
+pub fn diagnostics<E>(name: &str, source: &str, errors: Vec<E>) -> Vec<Diag>
+where
+    E: Diagnostic + Send + Sync + 'static,
+{
+    errors
+        .into_iter()
+        .map(|error| {
+            let json = diagnostic_json(&error, Some(source));
+            let report = miette::Report::new(error)
+                .with_source_code(miette::NamedSource::new(name, source.to_string()));
+            Diag { report, json }
+        })
+        .collect()
+}
+
+/// A diagnostic with no source text to point into.
+pub fn plain<E>(error: E) -> Diag
+where
+    E: Diagnostic + Send + Sync + 'static,
+{
+    let json = diagnostic_json(&error, None);
+    Diag {
+        report: miette::Report::new(error),
+        json,
+    }
+}
+
+fn diagnostic_json(error: &dyn Diagnostic, source: Option<&str>) -> Value {
+    let severity = match error.severity().unwrap_or(miette::Severity::Error) {
+        miette::Severity::Advice => "advice",
+        miette::Severity::Warning => "warning",
+        miette::Severity::Error => "error",
+    };
+    let labels: Vec<Value> = error
+        .labels()
+        .into_iter()
+        .flatten()
+        .map(|label| {
+            let offset = label.offset();
+            let (line, column) = match source.and_then(|s| s.get(..offset)) {
+                Some(before) => {
+                    let line = before.matches('\n').count() + 1;
+                    let start = before.rfind('\n').map_or(0, |i| i + 1);
+                    (Some(line), Some(before[start..].chars().count() + 1))
+                }
+                None => (None, None),
+            };
+            json!({
+                "label": label.label(),
+                "offset": offset,
+                "length": label.len(),
+                "line": line,
+                "column": column,
+            })
+        })
+        .collect();
+    json!({
+        "code": error.code().map(|c| c.to_string()),
+        "severity": severity,
+        "message": error.to_string(),
+        "help": error.help().map(|h| h.to_string()),
+        "labels": labels,
+    })
+}
+
 /// Prints each diagnostic to stderr with its source snippet.
 pub fn report_errors<E>(source_name: &str, source: &str, errors: Vec<E>)
 where
     E: miette::Diagnostic + Send + Sync + 'static,
 {
-    for error in errors {
-        let report = miette::Report::new(error)
-            .with_source_code(miette::NamedSource::new(source_name, source.to_string()));
-        eprintln!("{report:?}");
+    for diag in diagnostics(source_name, source, errors) {
+        eprintln!("{}", diag.render());
     }
 }
 
-/// Writes `text` to `output`, or to standard output when there is none. A file is written
-/// to a temporary file beside it and renamed, so a failure never leaves it half written.
-pub fn write_output(output: Option<&std::path::Path>, text: &str) -> Outcome {
-    use std::io::Write;
-    let written = match output {
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| ("standard output".to_string(), e)),
-        Some(path) => {
-            let mut temporary = path.as_os_str().to_owned();
-            temporary.push(format!(".tmp{}", std::process::id()));
-            let temporary = std::path::PathBuf::from(temporary);
-            std::fs::write(&temporary, text.as_bytes())
-                .and_then(|()| std::fs::rename(&temporary, path))
-                .map_err(|e| {
-                    let _ = std::fs::remove_file(&temporary);
-                    (path.display().to_string(), e)
-                })
-        }
-    };
-    match written {
-        Ok(()) => Outcome::Success,
-        Err((target, error)) => {
-            eprintln!("error: cannot write {target}: {error}");
-            Outcome::InvalidInput
-        }
-    }
-}
+// ---- input and output ----
 
-/// Reads a file, or standard input for `-`. Says why on stderr when it cannot.
-pub fn read_input(file: &str) -> Option<String> {
+/// Reads a file, or standard input for `-`.
+pub fn read_input(file: &str) -> Result<String, Diag> {
     use std::io::Read;
     let mut bytes = Vec::new();
     let read = if file == "-" {
@@ -170,15 +313,338 @@ pub fn read_input(file: &str) -> Option<String> {
         std::fs::File::open(file).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
     };
     if let Err(error) = read {
-        eprintln!("error: cannot read {file}: {error}");
-        return None;
+        return Err(plain(CliError::Read {
+            file: file.to_string(),
+            reason: error.to_string(),
+        }));
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(text),
-        Err(error) => {
-            let offset = error.utf8_error().valid_up_to();
-            eprintln!("error: {file} is not UTF-8 text (invalid byte at offset {offset})");
+    String::from_utf8(bytes).map_err(|error| {
+        plain(CliError::NotUtf8 {
+            file: file.to_string(),
+            offset: error.utf8_error().valid_up_to(),
+        })
+    })
+}
+
+/// The temporary file being written, removed if the user interrupts us.
+static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// On Ctrl-C, removes the temporary file being written (OUT itself is never partial) and
+/// exits with 130, as shells expect.
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if let Ok(mut pending) = PENDING.lock() {
+            if let Some(path) = pending.take() {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        std::process::exit(130);
+    });
+}
+
+/// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so
+/// readers never see a half-written file and a failure leaves the old one as it was. The
+/// new file keeps the old one's permissions (or gets the usual ones for a new file).
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let file_name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
+    })?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!(".{}.", file_name.to_string_lossy());
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    let permissions = match std::fs::metadata(path) {
+        Ok(metadata) => metadata.permissions(),
+        Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o666),
+    };
+    #[cfg(unix)]
+    builder.permissions(permissions);
+    let mut file = builder.tempfile_in(directory)?;
+    if let Ok(mut pending) = PENDING.lock() {
+        *pending = Some(file.path().to_path_buf());
+    }
+    let result = file
+        .write_all(contents)
+        .and_then(|()| file.as_file().sync_all())
+        .and_then(|()| file.persist(path).map(|_| ()).map_err(|e| e.error));
+    if let Ok(mut pending) = PENDING.lock() {
+        *pending = None;
+    }
+    result
+}
+
+/// Writes `text` to `output`, atomically, or to standard output when there is none.
+pub fn write_output(output: Option<&Path>, text: &str) -> Result<(), Diag> {
+    let written = match output {
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| ("standard output".to_string(), e)),
+        Some(path) => {
+            write_atomically(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
+        }
+    };
+    written.map_err(|(file, error)| {
+        plain(CliError::Write {
+            file,
+            reason: error.to_string(),
+        })
+    })
+}
+
+/// Serialises a JSON document (never fails for `Value`s) with a final newline.
+pub fn json_text(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+}
+
+// ---- running a command over files ----
+
+/// What one input file gave.
+#[derive(Default)]
+pub struct FileOutput {
+    pub ok: bool,
+    /// Text-mode output (stdout or OUT).
+    pub text: String,
+    /// Text-mode notes for stderr (reports, timings, warnings).
+    pub notes: String,
+    /// JSON-mode fields of this file's object, beside `file`, `ok` and `diagnostics`.
+    pub json: Map<String, Value>,
+    pub diagnostics: Vec<Diag>,
+}
+
+impl FileOutput {
+    pub fn success(text: String, json: Map<String, Value>) -> FileOutput {
+        FileOutput {
+            ok: true,
+            text,
+            json,
+            ..FileOutput::default()
+        }
+    }
+
+    pub fn failure(diagnostics: Vec<Diag>) -> FileOutput {
+        FileOutput {
+            ok: false,
+            diagnostics,
+            ..FileOutput::default()
+        }
+    }
+}
+
+/// How a file's text output is introduced when several files are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// `// ----- FILE`: a comment in HLO and DOT, and a module separator for
+    /// `--split-input-file`, so the output still reads as modules.
+    Comment,
+    /// `==> FILE <==`, as head(1) does.
+    Plain,
+    /// The command's own lines name the file.
+    None,
+}
+
+/// Runs `each` over `files` (each read from disk or stdin) and handles the conventions: a
+/// header per file when there are several, continuing past failures, a progress bar, the
+/// JSON document, and OUT written only when every file succeeded.
+pub fn run_files(
+    command: &str,
+    files: &[String],
+    output: &OutputArgs,
+    header: Header,
+    mut each: impl FnMut(&str, &str) -> FileOutput,
+) -> Outcome {
+    let several = files.len() > 1;
+    let mut progress = Progress::new(files.len());
+    let mut text = String::new();
+    let mut objects = Vec::with_capacity(files.len());
+    let mut failed = 0;
+    for file in files {
+        progress.start(file);
+        let result = match read_input(file) {
+            Ok(source) => each(file, &source),
+            Err(diag) => FileOutput::failure(vec![diag]),
+        };
+        if !result.ok {
+            failed += 1;
+        }
+        match output.format {
+            Format::Json => {
+                let mut object = Map::new();
+                object.insert("file".into(), Value::from(file.as_str()));
+                object.insert("ok".into(), Value::from(result.ok));
+                object.extend(result.json);
+                object.insert(
+                    "diagnostics".into(),
+                    Value::Array(result.diagnostics.iter().map(|d| d.json.clone()).collect()),
+                );
+                objects.push(Value::Object(object));
+            }
+            Format::Text => {
+                progress.suspend(|| {
+                    if several && !result.notes.is_empty() {
+                        eprintln!("==> {file} <==");
+                    }
+                    eprint!("{}", result.notes);
+                    for diag in &result.diagnostics {
+                        eprintln!("{}", diag.render());
+                    }
+                });
+                let mut part = String::new();
+                if several && !result.text.is_empty() {
+                    match header {
+                        Header::Comment => part.push_str(&format!("// ----- {file}\n")),
+                        Header::Plain => part.push_str(&format!(
+                            "{}==> {file} <==\n",
+                            if text.is_empty() { "" } else { "\n" }
+                        )),
+                        Header::None => {}
+                    }
+                }
+                part.push_str(&result.text);
+                if output.output.is_none() {
+                    // Streamed as it comes, so a long run shows its progress.
+                    let written = progress.suspend(|| write_output(None, &part));
+                    if let Err(diag) = written {
+                        eprintln!("{}", diag.render());
+                        return Outcome::InvalidInput;
+                    }
+                }
+                text.push_str(&part);
+            }
+        }
+        progress.finish_one();
+    }
+    progress.done();
+    let document;
+    let out = match output.format {
+        Format::Json => {
+            document = json_text(&json!({
+                "version": JSON_VERSION,
+                "command": command,
+                "ok": failed == 0,
+                "files": objects,
+            }));
+            &document
+        }
+        Format::Text => &text,
+    };
+    finish(output, out, failed, Format::Text == output.format)
+}
+
+/// Writes the output of a whole run: to OUT only when nothing failed (else OUT stays as it
+/// was; a JSON document then goes to stdout, since it holds the diagnostics); text already
+/// streamed to stdout is not written again.
+pub fn finish(output: &OutputArgs, out: &str, failed: usize, streamed: bool) -> Outcome {
+    let target = match (&output.output, failed) {
+        (Some(path), 0) => Some(path.as_path()),
+        (Some(path), _) => {
+            eprintln!(
+                "note: {} left unchanged: {failed} input{} failed",
+                path.display(),
+                if failed == 1 { "" } else { "s" }
+            );
+            if output.format == Format::Text {
+                return Outcome::InvalidInput;
+            }
             None
         }
+        (None, _) if streamed => return outcome(failed),
+        (None, _) => None,
+    };
+    if let Err(diag) = write_output(target, out) {
+        eprintln!("{}", diag.render());
+        return Outcome::InvalidInput;
+    }
+    outcome(failed)
+}
+
+fn outcome(failed: usize) -> Outcome {
+    if failed == 0 {
+        Outcome::Success
+    } else {
+        Outcome::InvalidInput
+    }
+}
+
+/// A progress bar on stderr for runs over several files, drawn only on a terminal and only
+/// once the run has taken more than a moment.
+struct Progress {
+    total: usize,
+    done: usize,
+    started: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    terminal: bool,
+    /// [`PROGRESS_DELAY`], or `HLO_LAYOUT_PROGRESS_DELAY_MS` (for tests).
+    delay: Duration,
+}
+
+/// How long a run goes before it shows a bar.
+const PROGRESS_DELAY: Duration = Duration::from_millis(300);
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: 0,
+            started: Instant::now(),
+            bar: None,
+            terminal: total > 1 && std::io::stderr().is_terminal(),
+            delay: std::env::var("HLO_LAYOUT_PROGRESS_DELAY_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map_or(PROGRESS_DELAY, Duration::from_millis),
+        }
+    }
+
+    fn start(&mut self, file: &str) {
+        if self.bar.is_none() && self.terminal && self.started.elapsed() >= self.delay {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(self.total as u64),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+            {
+                bar.set_style(style);
+            }
+            bar.set_position(self.done as u64);
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(file.to_string());
+        }
+    }
+
+    fn finish_one(&mut self) {
+        self.done += 1;
+        if let Some(bar) = &self.bar {
+            bar.set_position(self.done as u64);
+        }
+    }
+
+    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
+    fn done(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// "s" unless `n` is 1.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }

@@ -1,31 +1,33 @@
-//! `hlo-layout opt FILE|- --passes a,b,fixpoint(c,d) [-o OUT] [--dump-dir D]
+//! `hlo-layout opt FILE|-... --passes a,b,fixpoint(c,d) [-o OUT] [--dump-dir D]
 //! [--dump-pass-re RE] [--no-verify] [--timing]`: runs a pipeline of passes, as `hlo-opt`.
 
 use std::path::PathBuf;
 
 use hlo_layout::pass::{parse_pipeline, DumpOptions, PipelineOptions, DEFAULT_FIXPOINT_CAP};
 
-use super::{read_input, report_errors, write_output, Outcome};
+use serde_json::{json, Map, Value};
+
+use super::{diagnostics, report_errors, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 /// The pipeline name in dump file names.
 const PIPELINE: &str = "opt";
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Passes: see `hlo-layout passes`. Exit codes: 0 success, 1 invalid \
+    after_help = "Example:\n  hlo-layout opt model.hlo --passes 'fixpoint(simplify-layout-ops,dce),verify' --timing\n\n\
+Passes: see `hlo-layout passes`. Exit codes: 0 success, 1 invalid \
 input or a pass failed or broke the module, 2 usage error (including a bad --passes)."
 )]
 pub struct Args {
-    /// The HLO file; `-` (the default) reads standard input.
+    /// HLO files; `-` (the default) reads standard input.
     #[arg(default_value = "-")]
-    file: String,
+    files: Vec<String>,
     /// The pipeline: pass names separated by commas, `fixpoint(a,b)` groups repeated while
     /// they change the module, `name{flag}` for pass flags.
     #[arg(long, value_name = "PIPELINE")]
     passes: String,
-    /// Write the result to this file instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
     /// Write the module between passes to this directory, named as XLA names its dumps
     /// (`module_0000.<name>.0001.opt.after_<pass>.before_<next>.txt`).
     #[arg(long, value_name = "DIR")]
@@ -69,61 +71,95 @@ pub fn run(args: Args) -> Outcome {
             }
         }
     };
-    let Some(text) = read_input(&args.file) else {
-        return Outcome::InvalidInput;
-    };
-    let parts = if args.split_input_file {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
-    let mut modules = Vec::with_capacity(parts.len());
-    let mut errors = Vec::new();
-    for range in parts {
-        match hlo_layout::parse_module_range(&text, range) {
-            Ok(module) => modules.push(module),
-            Err(found) => errors.extend(found),
-        }
-    }
-    if !errors.is_empty() {
-        report_errors(&args.file, &text, errors);
-        return Outcome::InvalidInput;
-    }
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for (index, module) in modules.iter_mut().enumerate() {
-        let options = PipelineOptions {
-            verify_after_change: !args.no_verify,
-            dump: dump.clone().map(|mut d| {
-                d.module_id = u32::try_from(index).unwrap_or(u32::MAX);
-                d
-            }),
-            fixpoint_cap: args.fixpoint_cap,
-            ..PipelineOptions::default()
-        };
-        let mut pipeline = spec.instantiate(PIPELINE, options);
-        match pipeline.run(module) {
-            Ok(report) => {
-                for warning in &report.warnings {
-                    eprintln!("warning: {warning}");
-                }
-                if args.timing {
-                    eprintln!(
-                        "timing: module {}, pipeline {}",
-                        module.name,
-                        pipeline.describe()
-                    );
-                    eprint!("{}", report.timing);
+    // Dumps are numbered across every module of the run.
+    let mut module_id = 0u32;
+    run_files(
+        "opt",
+        &args.files,
+        &args.output,
+        Header::Comment,
+        |file, text| {
+            let parts = if args.split_input_file {
+                hlo_layout::syntax::split_modules(text)
+            } else {
+                vec![0..text.len()]
+            };
+            let mut modules = Vec::with_capacity(parts.len());
+            let mut errors = Vec::new();
+            for range in parts {
+                match hlo_layout::parse_module_range(text, range) {
+                    Ok(module) => modules.push(module),
+                    Err(found) => errors.extend(found),
                 }
             }
-            Err(error) => {
-                report_errors(&args.file, &text, vec![error]);
-                return Outcome::InvalidInput;
+            if !errors.is_empty() {
+                return FileOutput::failure(diagnostics(file, text, errors));
             }
-        }
-        if index > 0 {
-            out.push_str("// -----\n\n");
-        }
-        out.push_str(&hlo_layout::print::print_ir_module(module));
-    }
-    write_output(args.output.as_deref(), &out)
+            let mut out = String::with_capacity(text.len() + text.len() / 8);
+            let mut notes = String::new();
+            let mut warnings = Vec::new();
+            let mut timings = Vec::new();
+            let mut json_modules = Vec::new();
+            for (index, module) in modules.iter_mut().enumerate() {
+                let options = PipelineOptions {
+                    verify_after_change: !args.no_verify,
+                    dump: dump.clone().map(|mut d| {
+                        d.module_id = module_id;
+                        d
+                    }),
+                    fixpoint_cap: args.fixpoint_cap,
+                    ..PipelineOptions::default()
+                };
+                module_id = module_id.saturating_add(1);
+                let mut pipeline = spec.instantiate(PIPELINE, options);
+                match pipeline.run(module) {
+                    Ok(report) => {
+                        for warning in &report.warnings {
+                            notes.push_str(&format!("warning: {warning}\n"));
+                            warnings.push(Value::from(warning.to_string()));
+                        }
+                        if args.timing {
+                            notes.push_str(&format!(
+                                "timing: module {}, pipeline {}\n{}",
+                                module.name,
+                                pipeline.describe(),
+                                report.timing
+                            ));
+                            timings.push(json!({
+                                "module": module.name,
+                                "passes": report.timing.entries().iter().map(|e| json!({
+                                    "name": e.name,
+                                    "runs": e.runs,
+                                    "changed": e.changed,
+                                    "milliseconds": e.total.as_secs_f64() * 1000.0,
+                                })).collect::<Vec<_>>(),
+                            }));
+                        }
+                    }
+                    Err(error) => {
+                        let mut output = FileOutput::failure(diagnostics(file, text, vec![error]));
+                        output.notes = notes;
+                        return output;
+                    }
+                }
+                if index > 0 {
+                    out.push_str("// -----\n\n");
+                }
+                out.push_str(&hlo_layout::print::print_ir_module(module));
+                json_modules.push(
+                    serde_json::to_value(hlo_layout::analysis::json::module_json(module))
+                        .unwrap_or(Value::Null),
+                );
+            }
+            let mut json = Map::new();
+            json.insert("modules".into(), Value::Array(json_modules));
+            json.insert("warnings".into(), Value::Array(warnings));
+            if args.timing {
+                json.insert("timing".into(), Value::Array(timings));
+            }
+            let mut output = FileOutput::success(out, json);
+            output.notes = notes;
+            output
+        },
+    )
 }

@@ -121,7 +121,7 @@ pub enum ModuleError {
 }
 
 /// Attributes whose values name called computations.
-const CALLED_COMPUTATION_ATTRIBUTES: &[&str] = &[
+pub const CALLED_COMPUTATION_ATTRIBUTES: &[&str] = &[
     "to_apply",
     "calls",
     "condition",

@@ -55,7 +55,7 @@ use crate::ir::Module;
 use crate::verify::{VerifyError, VerifyOptions};
 
 pub use dump::{dump_file_name, DumpOptions, PIPELINE_END, PIPELINE_START};
-pub use parse::{parse_pipeline, PipelineSpec, PipelineSyntaxError, StepSpec};
+pub use parse::{edit_distance, parse_pipeline, PipelineSpec, PipelineSyntaxError, StepSpec};
 pub use pipeline::{
     CapPolicy, Pipeline, PipelineError, PipelineOptions, RunReport, Step, Timing, TimingEntry,
     DEFAULT_FIXPOINT_CAP,

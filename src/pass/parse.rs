@@ -380,7 +380,7 @@ fn closest(name: &str) -> Option<&'static str> {
 
 /// Edit distance over chars where swapping two neighbours counts as one edit (optimal
 /// string alignment), since `dec` for `dce` is the typical typo.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];

@@ -60,3 +60,111 @@ where
     }
     out
 }
+
+/// What one run of the `hlo-layout` binary gave.
+#[derive(Debug)]
+pub struct Run {
+    /// The arguments, for the transcript.
+    pub args: Vec<String>,
+    /// `None` when a signal ended the process.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Command, exit code, stdout and stderr in one text, the form every CLI snapshot takes.
+    /// Times (`1.234 ms`) are replaced by `[time]`, the one thing that differs run to run.
+    pub fn transcript(&self) -> String {
+        let times = regex::Regex::new(r"\d+\.\d{3} ms").expect("a valid regex");
+        format!(
+            "$ hlo-layout {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            self.args.join(" "),
+            self.code.map_or("signal".to_string(), |c| c.to_string()),
+            times.replace_all(&self.stdout, "[time]"),
+            times.replace_all(&self.stderr, "[time]"),
+        )
+    }
+}
+
+/// A run of the real `hlo-layout` binary to set up: from the checkout's directory, without
+/// colour (`NO_COLOR=1`, no `CLICOLOR_FORCE`) and with empty stdin unless told otherwise.
+pub struct Invocation {
+    command: std::process::Command,
+    args: Vec<String>,
+    stdin: Vec<u8>,
+}
+
+/// The one way the tests run the binary: `hlo_layout(&["fmt", FILE]).stdin("...").run()`.
+pub fn hlo_layout(args: &[&str]) -> Invocation {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hlo-layout"));
+    command
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    Invocation {
+        command,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        stdin: Vec::new(),
+    }
+}
+
+impl Invocation {
+    pub fn stdin(mut self, text: &str) -> Invocation {
+        self.stdin = text.as_bytes().to_vec();
+        self
+    }
+
+    pub fn current_dir(mut self, directory: &Path) -> Invocation {
+        self.command.current_dir(directory);
+        self
+    }
+
+    pub fn env(mut self, name: &str, value: &str) -> Invocation {
+        self.command.env(name, value);
+        self
+    }
+
+    pub fn env_remove(mut self, name: &str) -> Invocation {
+        self.command.env_remove(name);
+        self
+    }
+
+    pub fn run(mut self) -> Run {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the hlo-layout binary runs");
+        let mut input = child.stdin.take().expect("stdin is piped");
+        // A command that does not read stdin may close it first; that is fine.
+        let _ = input.write_all(&self.stdin);
+        drop(input);
+        let output = child.wait_with_output().expect("the binary finishes");
+        Run {
+            args: self.args,
+            code: output.status.code(),
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+}
+
+/// Snapshots `text` as `snapshots/<name>.snap`.
+pub fn snapshot(name: &str, text: &str) {
+    settings().bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// A fresh empty directory for files a test writes.
+pub fn scratch_directory(name: &str) -> PathBuf {
+    let directory =
+        std::env::temp_dir().join(format!("hlo-layout-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&directory);
+    std::fs::create_dir_all(&directory).expect("temp dir is writable");
+    directory
+}

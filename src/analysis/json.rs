@@ -1,0 +1,160 @@
+//! A module as JSON (`--format json`): computations, instructions in print order with their
+//! opcode, shape (element type, dims, layout), operands in slot order, called computations
+//! and attributes, plus the canonical text. Callers wrap it in a document carrying
+//! `"version": 1`; this module's shape only ever grows keys within a version.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::ir::module::{Module, Payload};
+use crate::ir::shape::{Dim, Shape};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModuleJson {
+    pub name: String,
+    pub entry: String,
+    /// In print order.
+    pub computations: Vec<ComputationJson>,
+    /// The module as `print_ir_module` prints it.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComputationJson {
+    pub name: String,
+    pub entry: bool,
+    pub root: Option<String>,
+    /// In print order.
+    pub instructions: Vec<InstructionJson>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InstructionJson {
+    pub name: String,
+    pub opcode: String,
+    pub shape: ShapeJson,
+    /// Operand names, index = operand slot.
+    pub operands: Vec<String>,
+    /// Names of called computations, in attribute order.
+    pub called: Vec<String>,
+    /// Attribute name → canonical value text.
+    pub attributes: BTreeMap<String, String>,
+    /// `parameter(N)`'s number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter_number: Option<i64>,
+    /// A constant's literal text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub literal: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShapeJson {
+    /// The shape as HLO text, layout included.
+    pub text: String,
+    /// `array`, `tuple`, `token` or `opaque`.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element_type: Option<String>,
+    /// Static sizes as numbers, `<=N` and `?` as strings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dims: Option<Vec<serde_json::Value>>,
+    /// The layout's text, `{1,0:T(8,128)}`; null when the array has none written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minor_to_major: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elements: Option<Vec<ShapeJson>>,
+}
+
+pub fn module_json(module: &Module) -> ModuleJson {
+    let computations = module
+        .computations
+        .iter()
+        .map(|computation| ComputationJson {
+            name: computation.name.clone(),
+            entry: computation.is_entry,
+            root: computation
+                .root()
+                .map(|id| computation.instruction(id).name.clone()),
+            instructions: computation
+                .order()
+                .iter()
+                .map(|&id| {
+                    let instruction = computation.instruction(id);
+                    InstructionJson {
+                        name: instruction.name.clone(),
+                        opcode: instruction.opcode.name().to_string(),
+                        shape: shape_json(&instruction.shape),
+                        operands: computation
+                            .operands(id)
+                            .into_iter()
+                            .map(|o| computation.instruction(o).name.clone())
+                            .collect(),
+                        called: instruction
+                            .called
+                            .iter()
+                            .map(|&c| module.computation(c).name.clone())
+                            .collect(),
+                        attributes: instruction
+                            .attributes
+                            .iter()
+                            .map(|a| (a.name.to_string(), a.value.to_string()))
+                            .collect(),
+                        parameter_number: match instruction.payload {
+                            Payload::Parameter(n) => Some(n),
+                            _ => None,
+                        },
+                        literal: match &instruction.payload {
+                            Payload::Literal(text) => Some(text.to_string()),
+                            _ => None,
+                        },
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    ModuleJson {
+        name: module.name.clone(),
+        entry: module.entry().name.clone(),
+        computations,
+        text: crate::print::print_ir_module(module),
+    }
+}
+
+pub fn shape_json(shape: &Shape) -> ShapeJson {
+    let mut json = ShapeJson {
+        text: shape.to_string(),
+        kind: "array",
+        element_type: None,
+        dims: None,
+        layout: None,
+        minor_to_major: None,
+        elements: None,
+    };
+    match shape {
+        Shape::Array(array) => {
+            json.element_type = Some(array.element_type.name().to_string());
+            json.dims = Some(
+                array
+                    .dims
+                    .iter()
+                    .map(|dim| match dim {
+                        Dim::Static(n) => serde_json::Value::from(*n),
+                        other => serde_json::Value::from(other.to_string()),
+                    })
+                    .collect(),
+            );
+            json.layout = Some(array.layout.as_ref().map(|l| l.to_string()));
+            json.minor_to_major = Some(array.layout_or_default().minor_to_major);
+        }
+        Shape::Tuple(elements) => {
+            json.kind = "tuple";
+            json.elements = Some(elements.iter().map(shape_json).collect());
+        }
+        Shape::Token => json.kind = "token",
+        Shape::Opaque => json.kind = "opaque",
+    }
+    json
+}

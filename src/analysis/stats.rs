@@ -1,0 +1,197 @@
+//! Per computation and per module: instructions by opcode, arrays by element type, logical
+//! against padded bytes under the layouts present, and the arrays that pad the most, each
+//! with a reason and a line of advice (measured as layout assignment's report measures).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::assign::report::{defines_buffer, Padding};
+use crate::ir::module::{Computation, Module};
+use crate::ir::PhysicalLayout;
+
+/// How many padding offenders each computation and the module list.
+pub const OFFENDERS: usize = 5;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModuleStats {
+    pub module: String,
+    /// The whole module.
+    pub total: Counts,
+    /// In the module's print order.
+    pub computations: Vec<ComputationStats>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComputationStats {
+    pub name: String,
+    pub entry: bool,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub instructions: usize,
+    /// Opcode name → how many instructions have it.
+    pub opcodes: BTreeMap<String, usize>,
+    /// Element type → arrays of it among the buffers (tuple leaves included).
+    pub element_types: BTreeMap<String, TypeCount>,
+    /// Bytes of the buffers' data without padding.
+    pub logical_bytes: i64,
+    /// Bytes the buffers take under their layouts, padding included.
+    pub padded_bytes: i64,
+    /// Padding over padded bytes, 0 when there are none.
+    pub padding_fraction: f64,
+    pub worst_padding: Vec<crate::assign::PaddingOffender>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TypeCount {
+    pub arrays: usize,
+    pub logical_bytes: i64,
+    pub padded_bytes: i64,
+}
+
+/// Measures `module` under the layouts it has (arrays without a layout take the default
+/// one, without tiles, so they pad nothing).
+pub fn module_stats(module: &Module) -> ModuleStats {
+    let mut total = Accumulator::default();
+    let mut computations = Vec::with_capacity(module.computations.len());
+    for computation in &module.computations {
+        let mut own = Accumulator::default();
+        own.add(computation);
+        total.add(computation);
+        computations.push(ComputationStats {
+            name: computation.name.clone(),
+            entry: computation.is_entry,
+            counts: own.finish(),
+        });
+    }
+    ModuleStats {
+        module: module.name.clone(),
+        total: total.finish(),
+        computations,
+    }
+}
+
+#[derive(Default)]
+struct Accumulator {
+    instructions: usize,
+    opcodes: BTreeMap<String, usize>,
+    element_types: BTreeMap<String, TypeCount>,
+    padding: Padding,
+}
+
+impl Accumulator {
+    fn add(&mut self, computation: &Computation) {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            self.instructions += 1;
+            *self
+                .opcodes
+                .entry(instruction.opcode.name().to_string())
+                .or_default() += 1;
+            if !defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves() {
+                let count = self
+                    .element_types
+                    .entry(array.element_type.name().to_string())
+                    .or_default();
+                count.arrays += 1;
+                if let Ok(memory) = PhysicalLayout::new(array) {
+                    count.logical_bytes =
+                        count.logical_bytes.saturating_add(memory.unpadded_bytes());
+                    count.padded_bytes = count.padded_bytes.saturating_add(memory.bytes());
+                }
+            }
+        }
+        self.padding.add_computation(computation);
+    }
+
+    fn finish(self) -> Counts {
+        let padding = self.padding.finish(OFFENDERS);
+        let waste = padding.padded_bytes - padding.unpadded_bytes;
+        Counts {
+            instructions: self.instructions,
+            opcodes: self.opcodes,
+            element_types: self.element_types,
+            logical_bytes: padding.unpadded_bytes,
+            padded_bytes: padding.padded_bytes,
+            padding_fraction: if padding.padded_bytes > 0 {
+                waste as f64 / padding.padded_bytes as f64
+            } else {
+                0.0
+            },
+            worst_padding: padding.worst_padding,
+        }
+    }
+}
+
+impl ModuleStats {
+    /// The text `hlo-layout stats` prints: the module's totals, then each computation's.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("module {}\n", self.module);
+        write_counts(&mut out, &self.total, "  ");
+        for computation in &self.computations {
+            out.push_str(&format!(
+                "\ncomputation {}{}\n",
+                computation.name,
+                if computation.entry { " (entry)" } else { "" }
+            ));
+            write_counts(&mut out, &computation.counts, "  ");
+        }
+        out
+    }
+}
+
+fn write_counts(out: &mut String, counts: &Counts, indent: &str) {
+    let opcodes = sorted_by_count(counts.opcodes.iter().map(|(k, &v)| (k, v)));
+    out.push_str(&format!(
+        "{indent}instructions  {}: {}\n",
+        counts.instructions,
+        opcodes.join(", ")
+    ));
+    let types = sorted_by_count(counts.element_types.iter().map(|(k, v)| (k, v.arrays)));
+    out.push_str(&format!(
+        "{indent}arrays        {}\n",
+        if types.is_empty() {
+            "none".to_string()
+        } else {
+            types.join(", ")
+        }
+    ));
+    out.push_str(&format!(
+        "{indent}bytes         {} logical, {} padded ({:.1}% padding)\n",
+        counts.logical_bytes,
+        counts.padded_bytes,
+        100.0 * counts.padding_fraction
+    ));
+    if counts.worst_padding.is_empty() {
+        return;
+    }
+    out.push_str(&format!("{indent}worst padding\n"));
+    for offender in &counts.worst_padding {
+        out.push_str(&format!(
+            "{indent}  {} bytes of padding in {} ({} in {}): {}\n{indent}    advice: {}\n",
+            offender.padded_bytes - offender.unpadded_bytes,
+            offender.shape,
+            offender.instruction,
+            offender.computation,
+            offender.reason,
+            offender.advice
+        ));
+    }
+}
+
+/// `name count` entries, most frequent first, then by name.
+fn sorted_by_count<'a>(entries: impl Iterator<Item = (&'a String, usize)>) -> Vec<String> {
+    let mut entries: Vec<(&String, usize)> = entries.collect();
+    entries.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    entries
+        .into_iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect()
+}
