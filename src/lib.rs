@@ -94,7 +94,7 @@ pub fn parse_module_range(
     range: std::ops::Range<usize>,
 ) -> Result<ir::Module, Vec<Error>> {
     // Computations are lowered as they are parsed, so the whole syntax tree never exists.
-    let mut lowering = lower::ModuleLowering::default();
+    let mut lowering = lower::ModuleLowering::new(text);
     let tree = syntax::parse_module_into(text, range, &mut lowering)
         .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
     let lowered = match tree.instruction {

@@ -170,6 +170,38 @@ pub struct ModuleLowering<'s> {
     open: Option<OpenComputation<'s>>,
     /// Called-computation names, resolved once every computation is known.
     calls: Vec<PendingCall<'s>>,
+    texts: AttributeTexts<'s>,
+}
+
+/// Canonical attribute texts by the source text they were printed from. Real modules repeat
+/// the same few values (`dimensions={0}`, `kind=kLoop`, `to_apply=%add`) thousands of
+/// times; each is printed once.
+#[derive(Default)]
+struct AttributeTexts<'s> {
+    /// The module text, when lowering is fed by the parser.
+    source: Option<&'s str>,
+    printed: FxHashMap<(&'s str, &'s str), Box<str>>,
+}
+
+impl<'s> AttributeTexts<'s> {
+    fn text(&mut self, attribute: &ast::Attribute<'s>) -> Result<Box<str>, Vec<LowerError>> {
+        // A lone word prints as written and is often long and unique (backend_config).
+        let lone_word = matches!(attribute.value.as_slice(), [Term::Word(..)]);
+        let Some(written) = self
+            .source
+            .filter(|_| !lone_word)
+            .and_then(|source| source.get(attribute.name.span.end..attribute.span.end))
+        else {
+            return print::attribute_value_text(attribute, 2).map(String::into_boxed_str);
+        };
+        let key = (attribute.name.text, written);
+        if let Some(text) = self.printed.get(&key) {
+            return Ok(text.clone());
+        }
+        let text = print::attribute_value_text(attribute, 2)?.into_boxed_str();
+        self.printed.insert(key, text.clone());
+        Ok(text)
+    }
 }
 
 /// A computation whose instructions are still being read.
@@ -234,6 +266,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         let mut pending = std::mem::take(&mut open.pending);
         let mut lowering = ComputationLowering {
             open,
+            texts: &mut self.texts,
             errors: &mut self.errors,
             calls: &mut self.calls,
             index,
@@ -266,6 +299,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         }
         let mut lowering = ComputationLowering {
             open: &mut open,
+            texts: &mut self.texts,
             errors: &mut self.errors,
             calls: &mut self.calls,
             index,
@@ -276,6 +310,13 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
 }
 
 impl<'s> ModuleLowering<'s> {
+    /// A lowering fed by the parser of `source`; the spans it is given point into it.
+    pub fn new(source: &'s str) -> ModuleLowering<'s> {
+        let mut lowering = ModuleLowering::default();
+        lowering.texts.source = Some(source);
+        lowering
+    }
+
     /// The module, once the parser has handed over every computation; `module` gives the
     /// header and tables.
     pub fn finish(mut self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
@@ -443,6 +484,7 @@ fn lower_single_instruction<'s>(
 
 struct ComputationLowering<'a, 's> {
     open: &'a mut OpenComputation<'s>,
+    texts: &'a mut AttributeTexts<'s>,
     errors: &'a mut Vec<ModuleError>,
     calls: &'a mut Vec<PendingCall<'s>>,
     /// The computation's index in the module.
@@ -599,10 +641,11 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.span = instruction.span;
         let mut called = Vec::new();
         for attribute in &instruction.attributes {
-            match print::attribute_value_text(attribute, 2) {
-                Ok(value) => lowered
-                    .attributes
-                    .push(TextAttribute::new(attribute.name.text, &value)),
+            match self.texts.text(attribute) {
+                Ok(value) => lowered.attributes.push(TextAttribute {
+                    name: attribute.name.text.into(),
+                    value,
+                }),
                 Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
             }
             if CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
