@@ -156,3 +156,43 @@ fn xla_parser_bad_cases_are_rejected_or_listed_as_semantic() {
         }
     }
 }
+
+/// The lexer reads plain result shapes, operand name lists and canonical metadata whole, for
+/// speed; reading them token by token must give the same module, printed the same.
+#[test]
+fn shortcuts_read_every_corpus_module_as_the_token_path_does() {
+    let mut modules = 0;
+    for folder in ["jax", "large", "xla-tests", "xla-parser-tests"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for range in hlo_layout::syntax::split_modules(&text) {
+                let fast = hlo_layout::syntax::parse_module_range(&text, range.clone());
+                let plain =
+                    hlo_layout::syntax::parse_module_range_without_shortcuts(&text, range.clone());
+                match (fast, plain) {
+                    (Ok(fast), Ok(plain)) => {
+                        let fast = hlo_layout::print::print_module(&fast).ok();
+                        let plain = hlo_layout::print::print_module(&plain).ok();
+                        assert_eq!(fast, plain, "{} at {range:?}", path.display());
+                        modules += 1;
+                    }
+                    (Err(fast), Err(plain)) => {
+                        let fast: Vec<_> = fast.iter().map(|e| e.to_string()).collect();
+                        let plain: Vec<_> = plain.iter().map(|e| e.to_string()).collect();
+                        assert_eq!(fast, plain, "{} at {range:?}", path.display());
+                    }
+                    (fast, plain) => panic!(
+                        "{} at {range:?}: with shortcuts {:?}, without {:?}",
+                        path.display(),
+                        fast.is_ok(),
+                        plain.is_ok()
+                    ),
+                }
+            }
+        }
+    }
+    assert!(modules > 400, "only {modules} modules compared");
+}

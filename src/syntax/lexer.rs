@@ -71,6 +71,9 @@ pub struct Lexer<'s> {
     opcode_depth: Option<usize>,
     /// The next token starts a `metadata=` value.
     metadata_next: bool,
+    /// Whether common forms are read whole (see the module comment); off only to test that
+    /// both ways read the same.
+    shortcuts: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -103,7 +106,14 @@ impl<'s> Lexer<'s> {
             result_shape_next: false,
             opcode_depth: None,
             metadata_next: false,
+            shortcuts: true,
         }
+    }
+
+    /// The same lexer without the whole-form shortcuts: every form token by token.
+    pub fn without_shortcuts(mut self) -> Lexer<'s> {
+        self.shortcuts = false;
+        self
     }
 
     /// Takes `len` bytes from the current position as one token.
@@ -442,7 +452,7 @@ impl<'s> Iterator for Lexer<'s> {
                 return Some(Ok(raw));
             }
         }
-        if std::mem::take(&mut self.metadata_next) {
+        if std::mem::take(&mut self.metadata_next) && self.shortcuts {
             if let Some(len) = canonical_metadata_len(self.inner.remainder()) {
                 return Some(Ok(self.take(len, Token::Raw)));
             }
@@ -499,7 +509,7 @@ impl<'s> Iterator for Lexer<'s> {
             }
             Ok(Token::IntBrace(text)) if layout_brace => Token::LayoutInts(text),
             Ok(Token::Equal) => {
-                if after_def {
+                if after_def && self.shortcuts {
                     self.result_shape_next = true;
                     self.opcode_depth = Some(self.depth);
                 }

@@ -55,12 +55,32 @@ pub fn parse_module_into<'s>(
     range: std::ops::Range<usize>,
     sink: &mut dyn ast::Sink<'s>,
 ) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
+    let lexer = lexer::Lexer::with_range(source, range.start, range.end);
+    parse_with_lexer(source, range, sink, lexer)
+}
+
+/// [`parse_module_range`] with a lexer that reads every form token by token, never whole
+/// (see [`lexer`]); both must give the same module, which the corpus tests check.
+#[doc(hidden)]
+pub fn parse_module_range_without_shortcuts(
+    source: &str,
+    range: std::ops::Range<usize>,
+) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    let mut sink = ast::CollectSink::default();
+    let lexer = lexer::Lexer::with_range(source, range.start, range.end).without_shortcuts();
+    let mut module = parse_with_lexer(source, range, &mut sink, lexer)?;
+    module.computations = sink.computations;
+    Ok(module)
+}
+
+fn parse_with_lexer<'s>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    sink: &mut dyn ast::Sink<'s>,
+    lexer: lexer::Lexer<'s>,
+) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
     let mut recovered = Vec::new();
-    let result = grammar::ModuleParser::new().parse(
-        &mut recovered,
-        sink,
-        lexer::Lexer::with_range(source, range.start, range.end),
-    );
+    let result = grammar::ModuleParser::new().parse(&mut recovered, sink, lexer);
     let mut errors: Vec<SyntaxError> = recovered
         .into_iter()
         .map(|r| SyntaxError::from_parse_error(source, r.error))
