@@ -127,21 +127,8 @@ pub(crate) const HEADER_ORDER: &[&str] = &[
     "debug_attributes",
 ];
 
-/// `metadata={...}` fields in print order (§4.7).
-const METADATA_ORDER: &[&str] = &[
-    "op_type",
-    "op_name",
-    "source_file",
-    "source_line",
-    "source_end_line",
-    "source_column",
-    "source_end_column",
-    "profile_type",
-    "deduplicated_name",
-    "scheduling_name",
-    "stack_frame_id",
-    "metadata_payload",
-];
+/// `metadata={...}` fields in print order (§4.7); the lexer knows them too.
+use crate::syntax::lexer::METADATA_FIELDS as METADATA_ORDER;
 
 /// `window={...}` fields in print order (§4.2).
 const WINDOW_ORDER: &[&str] = &[

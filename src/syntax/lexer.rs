@@ -327,8 +327,9 @@ fn operand_names_len(rest: &str) -> Option<usize> {
     }
 }
 
-/// Metadata field names in the order XLA prints them (as `crate::print` orders them).
-const METADATA_FIELDS: &[&str] = &[
+/// Metadata field names in the order XLA prints them (hlo-grammar.md §4.7); `crate::print`
+/// orders them by this list.
+pub(crate) const METADATA_FIELDS: &[&str] = &[
     "op_type",
     "op_name",
     "source_file",
