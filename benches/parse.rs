@@ -40,6 +40,7 @@ fn main() {
     let mut total_seconds = 0f64;
     let mut total_lower_seconds = 0f64;
     let mut total_verify_seconds = 0f64;
+    let mut total_instructions = 0usize;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -60,26 +61,29 @@ fn main() {
             );
             drop(modules);
         }
-        let (best_lower, best_verify) = lower_and_verify(&text, &parts);
+        let (best_lower, best_verify, instructions) = lower_and_verify(&text, &parts);
+        total_instructions += instructions;
         total_bytes += text.len();
         total_seconds += best;
         total_lower_seconds += best_lower;
         total_verify_seconds += best_verify;
         let mb = text.len() as f64 / 1e6;
         println!(
-            "ours {:60} {:7.2} MB  parse {:7.1} MB/s  +lower {:7.1} MB/s  +verify {:7.1} MB/s",
+            "ours {:60} {:7.2} MB  parse {:7.1} MB/s  +lower {:7.1} MB/s ({:5.2} M instr/s)  +verify {:7.1} MB/s",
             name(path),
             mb,
             mb / best,
             mb / best_lower,
+            instructions as f64 / best_lower / 1e6,
             mb / best_verify
         );
     }
     let mb = total_bytes as f64 / 1e6;
     println!(
-        "ours total: {mb:.2} MB; parse {:.1} MB/s, parse+lower {:.1} MB/s, parse+lower+verify {:.1} MB/s (best of {})",
+        "ours total: {mb:.2} MB, {total_instructions} instructions; parse {:.1} MB/s, parse+lower {:.1} MB/s ({:.2} M instructions/s), parse+lower+verify {:.1} MB/s (best of {})",
         mb / total_seconds,
         mb / total_lower_seconds,
+        total_instructions as f64 / total_lower_seconds / 1e6,
         mb / total_verify_seconds,
         repeats()
     );
@@ -101,10 +105,12 @@ fn main() {
     }
 }
 
-/// Best times of text -> IR and of text -> IR -> verified, over every module of the file.
-fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64) {
+/// Best times of text -> IR and of text -> IR -> verified, over every module of the file,
+/// and the number of instructions read.
+fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64, usize) {
     let mut best_lower = f64::INFINITY;
     let mut best_verify = f64::INFINITY;
+    let mut instructions = 0;
     let options = hlo_layout::verify::VerifyOptions::default();
     for _ in 0..repeats() {
         let start = Instant::now();
@@ -118,8 +124,9 @@ fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64) 
         }
         best_lower = best_lower.min(lowered);
         best_verify = best_verify.min(start.elapsed().as_secs_f64());
+        instructions = modules.iter().map(|m| m.instruction_count()).sum();
     }
-    (best_lower, best_verify)
+    (best_lower, best_verify, instructions)
 }
 
 /// The `large/` files and the five largest `xla-tests/` files.
