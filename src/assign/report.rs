@@ -40,7 +40,11 @@ pub struct PaddingOffender {
 impl AssignReport {
     pub(super) fn measure(&mut self, module: &Module, target: &Target) {
         self.target = target.name().to_string();
-        let mut offenders = Vec::new();
+        // Modules repeat a few shapes many times: each is measured once.
+        let mut sizes: rustc_hash::FxHashMap<&ArrayShape, Option<(i64, i64)>> =
+            rustc_hash::FxHashMap::default();
+        // Candidates stay borrowed; only the few reported are turned into text.
+        let mut candidates: Vec<(i64, &str, &str, &ArrayShape)> = Vec::new();
         for computation in &module.computations {
             for &id in computation.order() {
                 let instruction = computation.instruction(id);
@@ -56,34 +60,49 @@ impl AssignReport {
                     continue;
                 }
                 for array in instruction.shape.leaves() {
-                    let Ok(memory) = PhysicalLayout::new(array) else {
+                    let size = *sizes.entry(array).or_insert_with(|| {
+                        PhysicalLayout::new(array)
+                            .ok()
+                            .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
+                    });
+                    let Some((padded, unpadded)) = size else {
                         continue;
                     };
-                    let (padded, unpadded) = (memory.bytes(), memory.unpadded_bytes());
                     self.padded_bytes = self.padded_bytes.saturating_add(padded);
                     self.unpadded_bytes = self.unpadded_bytes.saturating_add(unpadded);
                     if padded > unpadded {
-                        offenders.push(PaddingOffender {
-                            computation: computation.name.clone(),
-                            instruction: instruction.name.clone(),
-                            shape: Shape::Array(array.clone()).to_string(),
-                            padded_bytes: padded,
-                            unpadded_bytes: unpadded,
-                            reason: padding_reason(array, &memory),
-                        });
+                        candidates.push((
+                            padded - unpadded,
+                            &computation.name,
+                            &instruction.name,
+                            array,
+                        ));
                     }
                 }
             }
         }
-        // Worst first; names break ties so the order is deterministic.
-        offenders.sort_by(|a, b| {
-            (b.padded_bytes - b.unpadded_bytes)
-                .cmp(&(a.padded_bytes - a.unpadded_bytes))
-                .then_with(|| a.computation.cmp(&b.computation))
-                .then_with(|| a.instruction.cmp(&b.instruction))
+        // Worst first; names break ties so the order is deterministic (stable for the
+        // leaves of one instruction).
+        candidates.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| a.1.cmp(b.1))
+                .then_with(|| a.2.cmp(b.2))
         });
-        offenders.truncate(OFFENDERS);
-        self.worst_padding = offenders;
+        self.worst_padding = candidates
+            .into_iter()
+            .take(OFFENDERS)
+            .filter_map(|(_, computation, instruction, array)| {
+                let memory = PhysicalLayout::new(array).ok()?;
+                Some(PaddingOffender {
+                    computation: computation.to_string(),
+                    instruction: instruction.to_string(),
+                    shape: Shape::Array(array.clone()).to_string(),
+                    padded_bytes: memory.bytes(),
+                    unpadded_bytes: memory.unpadded_bytes(),
+                    reason: padding_reason(array, &memory),
+                })
+            })
+            .collect();
     }
 
     /// A few lines for people, for stderr.
