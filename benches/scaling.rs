@@ -6,7 +6,8 @@
 //! Environment: `HLO_SCALING_SOURCE` (default the corpus transformer `*.opt.hlo`),
 //! `HLO_SCALES` (default `1,2,4,8`), `HLO_BENCH_REPEATS` (default 3, best kept),
 //! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`). The replicated modules are
-//! written to `target/scaling/` and reused.
+//! written to `target/scaling/` and reused. `HLO_SCALING_FILES=a.hlo:b.hlo` times those files
+//! as they are instead (what `benches/compare.py` uses).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,6 +62,7 @@ fn replicated(source: &Path, copies: usize, dir: &Path) -> Option<PathBuf> {
 }
 
 struct Row {
+    file: String,
     stage: &'static str,
     copies: usize,
     bytes: usize,
@@ -92,8 +94,23 @@ fn main() {
     let target = hlo_layout::ir::Target::default_tpu();
     let options = hlo_layout::verify::VerifyOptions::default();
     let mut rows: Vec<Row> = Vec::new();
-    for &copies in &scales {
-        let Some(path) = replicated(&source, copies, &dir) else {
+    let given: Vec<PathBuf> = std::env::var("HLO_SCALING_FILES")
+        .map(|files| std::env::split_paths(&files).collect())
+        .unwrap_or_default();
+    let runs: Vec<(usize, Option<PathBuf>)> = if given.is_empty() {
+        scales.iter().map(|&copies| (copies, None)).collect()
+    } else {
+        given.into_iter().map(|path| (1, Some(path))).collect()
+    };
+    for (copies, given) in runs {
+        // Rows compare with the 1x row of the same source.
+        let file = given
+            .as_deref()
+            .unwrap_or(&source)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(path) = given.or_else(|| replicated(&source, copies, &dir)) else {
             println!("skipping: python3 benches/replicate.py failed");
             return;
         };
@@ -103,6 +120,7 @@ fn main() {
         let bytes = text.len();
         let mut row = |stage: &'static str, seconds: f64| {
             rows.push(Row {
+                file: file.clone(),
                 stage,
                 copies,
                 bytes,
@@ -147,11 +165,11 @@ fn main() {
 fn print_row(row: &Row, rows: &[Row]) {
     let base = rows
         .iter()
-        .find(|r| r.stage == row.stage && r.copies == 1)
+        .find(|r| r.stage == row.stage && r.copies == 1 && r.file == row.file)
         .map(|r| row.seconds / r.seconds);
     let ratio = base.map_or_else(|| "-".to_string(), |b| format!("{b:.2}"));
     println!(
-        "{:12} {:>3}x {:8.2} MB {:>8} instr {:9.1} ms {:8.1} MB/s {:7.2} M instr/s  vs 1x {:>6}",
+        "{:12} {:>3}x {:8.2} MB {:>8} instr {:9.1} ms {:8.1} MB/s {:7.2} M instr/s  vs 1x {:>6}  {}",
         row.stage,
         row.copies,
         row.bytes as f64 / 1e6,
@@ -159,6 +177,7 @@ fn print_row(row: &Row, rows: &[Row]) {
         row.seconds * 1e3,
         row.bytes as f64 / 1e6 / row.seconds,
         row.instructions as f64 / 1e6 / row.seconds,
-        ratio
+        ratio,
+        row.file
     );
 }
