@@ -8,6 +8,7 @@ that is counted apart. Also times XLA's parser on the benchmark files, for bench
 
     /work/venv/bin/python benches/xla_compare.py [--corpus ../shared/corpus] [--bin target/release/hlo-layout]
     /work/venv/bin/python benches/xla_compare.py --time FILE...   # XLA parse MB/s only
+    /work/venv/bin/python benches/xla_compare.py --print --time FILE...   # and print MB/s
 
 Needs jax/jaxlib 0.10.2 (`python3 -m venv v && v/bin/pip install jax==0.10.2 jaxlib==0.10.2`).
 """
@@ -107,18 +108,28 @@ def compare(args):
     return 1 if bad else 0
 
 
-def time_xla(files, repeats):
+def time_xla(files, repeats, also_print=False):
     total_bytes, total_seconds = 0, 0.0
     for path in files:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         best = float("inf")
+        best_print, printed = float("inf"), 0
         for _ in range(repeats):
             t0 = time.perf_counter()
-            H.hlo_module_from_text(text)
+            module = H.hlo_module_from_text(text)
             best = min(best, time.perf_counter() - t0)
+            if also_print:
+                # HloModule::ToString with default options, as xla_roundtrip.py prints.
+                t0 = time.perf_counter()
+                out = module.to_string(H.HloPrintOptions())
+                best_print = min(best_print, time.perf_counter() - t0)
+                printed = len(out.encode())
         n = len(text.encode())
-        print(f"xla  {os.path.basename(path):60} {n / 1e6:7.2f} MB  {n / best / 1e6:8.1f} MB/s")
+        line = f"xla  {os.path.basename(path):60} {n / 1e6:7.2f} MB  {n / best / 1e6:8.1f} MB/s"
+        if also_print:
+            line += f"  print {printed / best_print / 1e6:8.1f} MB/s"
+        print(line)
         total_bytes += n
         total_seconds += best
     if total_seconds:
@@ -133,11 +144,12 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(root, "..", "shared", "corpus"))
     ap.add_argument("--bin", default=os.path.join(root, "target", "release", "hlo-layout"))
     ap.add_argument("--time", nargs="*")
+    ap.add_argument("--print", action="store_true", help="with --time: also time XLA's print")
     ap.add_argument("-n", type=int, default=5)
     a = ap.parse_args()
     a.root = root
     if a.time is not None:
-        time_xla(a.time, a.n)
+        time_xla(a.time, a.n, a.print)
         return 0
     return compare(a)
 

@@ -996,10 +996,138 @@ fn push_name(out: &mut String, name: &str, style: ir::module::PrintStyle) {
     out.push_str(name);
 }
 
-fn without_layouts(shape: &ir::Shape) -> ir::Shape {
-    let mut shape = shape.clone();
-    set_layouts(&mut shape, false);
-    shape
+/// Appends `n` in decimal; `write!` goes through the formatting machinery, which costs more
+/// than the digits themselves on a path that prints several integers per instruction.
+fn push_int(out: &mut String, n: i64) {
+    if (0..10).contains(&n) {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let mut buffer = [0u8; 20];
+    let mut at = buffer.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    // Pushing the few ASCII digits one by one is cheaper than validating them as a `str`.
+    for &digit in &buffer[at..] {
+        out.push(char::from(digit));
+    }
+}
+
+fn push_ints(out: &mut String, values: &[i64]) {
+    for (i, &v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_int(out, v);
+    }
+}
+
+/// Appends a shape as its `Display` prints it (with layouts, or without them as in
+/// signatures), writing straight into `out`.
+fn push_shape(out: &mut String, shape: &ir::Shape, layouts: bool) {
+    match shape {
+        ir::Shape::Array(array) => push_array_shape(out, array, layouts),
+        ir::Shape::Tuple(elements) => {
+            out.push('(');
+            for (i, element) in elements.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                    if i % 5 == 0 {
+                        out.push_str("/*index=");
+                        push_int(out, i as i64);
+                        out.push_str("*/");
+                    }
+                }
+                push_shape(out, element, layouts);
+            }
+            out.push(')');
+        }
+        ir::Shape::Token => out.push_str("token[]"),
+        ir::Shape::Opaque => out.push_str("opaque[]"),
+    }
+}
+
+fn push_array_shape(out: &mut String, array: &ir::ArrayShape, layouts: bool) {
+    out.push_str(array.element_type.name());
+    out.push('[');
+    for (i, dim) in array.dims.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match dim {
+            ir::Dim::Static(n) => push_int(out, *n),
+            ir::Dim::Bounded(n) => {
+                out.push_str("<=");
+                push_int(out, *n);
+            }
+            ir::Dim::Unbounded => out.push('?'),
+        }
+    }
+    out.push(']');
+    let Some(layout) = array.layout.as_ref().filter(|_| layouts) else {
+        return;
+    };
+    if array.dims.is_empty() && !layout.has_attributes() {
+        return;
+    }
+    // The attributes TPU layouts use are written here; rarer ones go through `Display`.
+    let common = layout.dim_level_types.is_empty()
+        && layout.index_primitive_type.is_none()
+        && layout.pointer_primitive_type.is_none()
+        && layout.split_configs.is_empty()
+        && layout.physical_shape.is_none()
+        && layout.dynamic_shape_metadata_prefix_bytes == 0;
+    if !common {
+        let _ = write!(out, "{layout}");
+        return;
+    }
+    out.push('{');
+    push_ints(out, &layout.minor_to_major);
+    if layout.has_attributes() {
+        out.push(':');
+    }
+    if !layout.tiles.is_empty() {
+        out.push('T');
+        for tile in &layout.tiles {
+            out.push('(');
+            for (i, dim) in tile.dims.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                match dim {
+                    ir::layout::TileDim::Size(n) => push_int(out, *n),
+                    ir::layout::TileDim::Combine => out.push('*'),
+                }
+            }
+            out.push(')');
+        }
+    }
+    if layout.tail_padding_alignment != 1 {
+        out.push_str("L(");
+        push_int(out, layout.tail_padding_alignment);
+        out.push(')');
+    }
+    if layout.element_size_in_bits != 0 {
+        out.push_str("E(");
+        push_int(out, layout.element_size_in_bits);
+        out.push(')');
+    }
+    if layout.memory_space != 0 {
+        out.push_str("S(");
+        push_int(out, layout.memory_space);
+        out.push(')');
+    }
+    out.push('}');
 }
 
 fn print_ir_computation(out: &mut String, computation: &ir::Computation) {
@@ -1021,15 +1149,13 @@ fn print_ir_computation(out: &mut String, computation: &ir::Computation) {
                 .signature_names
                 .get(i)
                 .unwrap_or(&parameter.name);
-            let _ = write!(out, "{}: {}", name, without_layouts(&parameter.shape));
+            out.push_str(name);
+            out.push_str(": ");
+            push_shape(out, &parameter.shape, false);
         }
         out.push_str(") -> ");
         if let Some(root) = computation.root() {
-            let _ = write!(
-                out,
-                "{}",
-                without_layouts(&computation.instruction(root).shape)
-            );
+            push_shape(out, &computation.instruction(root).shape, false);
         }
     }
     out.push_str(" {\n");
@@ -1054,14 +1180,13 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
     push_name(out, &instruction.name, style);
     out.push_str(" = ");
     if instruction.shape_written {
-        let _ = write!(out, "{} ", instruction.shape);
+        push_shape(out, &instruction.shape, true);
+        out.push(' ');
     }
     out.push_str(instruction.opcode.name());
     out.push('(');
     match &instruction.payload {
-        ir::module::Payload::Parameter(n) => {
-            let _ = write!(out, "{n}");
-        }
+        ir::module::Payload::Parameter(n) => push_int(out, *n),
         ir::module::Payload::Literal(text) => out.push_str(text),
         ir::module::Payload::None => {}
     }
@@ -1069,7 +1194,9 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
         if i > 0 {
             out.push_str(", ");
             if style.operand_percent && i % 5 == 0 {
-                let _ = write!(out, "/*index={i}*/");
+                out.push_str("/*index=");
+                push_int(out, i as i64);
+                out.push_str("*/");
             }
         }
         let operand_instruction = computation.instruction(operand);
@@ -1080,21 +1207,36 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
             .map_or(&[][..], |(_, path)| &path[..]);
         if style.operand_shapes {
             if let Some(shape) = operand_instruction.shape.subshape(path) {
-                let _ = write!(out, "{shape} ");
+                push_shape(out, shape, true);
+                out.push(' ');
             }
         }
         if style.operand_percent != instruction.percent_exceptions.contains(&(i as u32)) {
             out.push('%');
         }
         out.push_str(&operand_instruction.name);
-        for index in path {
-            let _ = write!(out, "#{index}");
+        for &index in path {
+            out.push('#');
+            push_int(out, index);
         }
     }
     out.push(')');
     let opcode = instruction.opcode.name();
-    for attribute in in_print_order(&instruction.attributes, |a| attribute_rank(opcode, &a.name)) {
-        let _ = write!(out, ", {}={}", attribute.name, attribute.value);
+    let mut push_attribute = |attribute: &ir::module::TextAttribute| {
+        out.push_str(", ");
+        out.push_str(&attribute.name);
+        out.push('=');
+        out.push_str(&attribute.value);
+    };
+    match instruction.attributes.as_slice() {
+        // Nothing to order: skip building the sorted list.
+        [] => {}
+        [only] => push_attribute(only),
+        attributes => {
+            for attribute in in_print_order(attributes, |a| attribute_rank(opcode, &a.name)) {
+                push_attribute(attribute);
+            }
+        }
     }
 }
 

@@ -76,15 +76,15 @@ pub fn module_stats(module: &Module) -> ModuleStats {
 }
 
 #[derive(Default)]
-struct Accumulator {
+struct Accumulator<'a> {
     instructions: usize,
     opcodes: BTreeMap<String, usize>,
     element_types: BTreeMap<String, TypeCount>,
-    padding: Padding,
+    padding: Padding<'a>,
 }
 
-impl Accumulator {
-    fn add(&mut self, computation: &Computation) {
+impl<'a> Accumulator<'a> {
+    fn add(&mut self, computation: &'a Computation) {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             self.instructions += 1;

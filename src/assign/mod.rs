@@ -176,44 +176,74 @@ fn map_arrays(shape: &Shape, f: &dyn Fn(&ArrayShape) -> ArrayShape) -> Shape {
     }
 }
 
-/// The layout this pass prefers for a free array: descending, size-1 dims most-major.
-fn preferred_layout(array: &ArrayShape) -> Layout {
+/// The minor_to_major this pass prefers for a free array: descending, size-1 dims most-major.
+fn preferred_minor_to_major(array: &ArrayShape) -> Vec<i64> {
     let rank = array.rank() as i64;
     let extent = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent());
     let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| extent(d) != Some(1)).collect();
     minor_to_major.extend((0..rank).rev().filter(|&d| extent(d) == Some(1)));
-    let mut layout = array.layout.clone().unwrap_or_default();
-    layout.minor_to_major = minor_to_major;
-    layout
+    minor_to_major
 }
 
 /// `array` with minor_to_major `m2m` and the target's tiles (other attributes kept).
 fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) -> ArrayShape {
-    let mut layout = array.layout.clone().unwrap_or_default();
-    layout.minor_to_major = minor_to_major;
-    layout.tiles.clear();
-    layout.element_size_in_bits = 0;
-    target.assign_tiles(&ArrayShape {
+    // Built field by field: cloning the old layout would copy its order and tiles only to
+    // drop them, and this runs for nearly every array of the module.
+    let layout = match &array.layout {
+        None => Layout {
+            minor_to_major,
+            ..Layout::default()
+        },
+        Some(old) => Layout {
+            minor_to_major,
+            dim_level_types: old.dim_level_types.clone(),
+            tiles: Vec::new(),
+            tail_padding_alignment: old.tail_padding_alignment,
+            index_primitive_type: old.index_primitive_type,
+            pointer_primitive_type: old.pointer_primitive_type,
+            element_size_in_bits: 0,
+            memory_space: old.memory_space,
+            split_configs: old.split_configs.clone(),
+            physical_shape: old.physical_shape.clone(),
+            dynamic_shape_metadata_prefix_bytes: old.dynamic_shape_metadata_prefix_bytes,
+        },
+    };
+    target.tile(ArrayShape {
+        element_type: array.element_type,
+        dims: array.dims.clone(),
         layout: Some(layout),
-        ..array.clone()
     })
+}
+
+/// An array's minor_to_major, borrowed when it has a layout (the descending default else).
+fn minor_to_major_of(array: &ArrayShape) -> std::borrow::Cow<'_, [i64]> {
+    match &array.layout {
+        Some(layout) => std::borrow::Cow::Borrowed(&layout.minor_to_major),
+        None => std::borrow::Cow::Owned((0..array.rank() as i64).rev().collect()),
+    }
 }
 
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
 /// same-rank operands share, taken from the first operand of the outputs' rank.
-fn layout_leader(result: &Shape, operands: &[Shape]) -> Option<(usize, Vec<i64>)> {
-    let result_rank = result.leaves().first().map(|leaf| leaf.rank())?;
+fn layout_leader<'s>(
+    result: &Shape,
+    operands: impl IntoIterator<Item = &'s Shape>,
+) -> Option<(usize, Vec<i64>)> {
+    let result_rank = first_leaf(result)?.rank();
     operands
-        .iter()
+        .into_iter()
         .filter_map(Shape::as_array)
         .find(|operand| operand.rank() == result_rank)
-        .map(|leader| (result_rank, leader.layout_or_default().minor_to_major))
+        .map(|leader| (result_rank, minor_to_major_of(leader).into_owned()))
 }
 
-fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
-    shape
-        .as_array()
-        .map(|array| array.layout_or_default().minor_to_major)
+/// The first array of a shape, depth first (what `leaves().first()` gives, without the list).
+fn first_leaf(shape: &Shape) -> Option<&ArrayShape> {
+    match shape {
+        Shape::Array(array) => Some(array),
+        Shape::Tuple(elements) => elements.iter().find_map(first_leaf),
+        Shape::Token | Shape::Opaque => None,
+    }
 }
 
 impl Assigner<'_> {
@@ -264,14 +294,6 @@ impl Assigner<'_> {
             .map(|root| computation.instruction(root).shape.clone())
     }
 
-    fn operand_shapes(module: &Module, computation: ComputationId, instr: InstrId) -> Vec<Shape> {
-        let c = module.computation(computation);
-        c.operands(instr)
-            .into_iter()
-            .map(|o| c.instruction(o).shape.clone())
-            .collect()
-    }
-
     /// Assigns a callee for the given operand shapes, or converts the operands to the
     /// shapes it was already assigned for.
     fn call_site(
@@ -282,12 +304,15 @@ impl Assigner<'_> {
         callee: ComputationId,
         operand_slots: std::ops::Range<usize>,
     ) -> Result<(), AssignError> {
-        let operands = Self::operand_shapes(module, caller, instr);
-        let wanted: Vec<Shape> = operands
-            .get(operand_slots.clone())
-            .map(<[Shape]>::to_vec)
-            .unwrap_or_default();
         if self.assigned_parameters(callee).is_none() {
+            let c = module.computation(caller);
+            let operands = c.operands(instr);
+            let wanted: Vec<Shape> = operands
+                .get(operand_slots.clone())
+                .unwrap_or_default()
+                .iter()
+                .map(|&o| c.instruction(o).shape.clone())
+                .collect();
             self.computation(module, callee, wanted)?;
             return Ok(());
         }
@@ -312,18 +337,33 @@ impl Assigner<'_> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
+            if i.opcode == Opcode::Parameter {
+                return Ok(());
+            }
             (i.opcode.clone(), i.shape.clone(), i.called.clone())
         };
-        let operands = Self::operand_shapes(module, comp, instr);
+        // Operand shapes are read from the module where needed rather than copied up front:
+        // conversions insert new instructions but never change an operand's own shape.
+        let operands = module.computation(comp).operands(instr);
+        let operand_shape = |module: &Module, slot: usize| -> Option<Shape> {
+            operand(module, comp, &operands, slot).cloned()
+        };
         let new_shape = match &opcode {
-            Opcode::Parameter => return Ok(()),
-            Opcode::Tuple => Shape::Tuple(operands.clone()),
+            Opcode::Tuple => {
+                let c = module.computation(comp);
+                Shape::Tuple(
+                    operands
+                        .iter()
+                        .map(|&o| c.instruction(o).shape.clone())
+                        .collect(),
+                )
+            }
             Opcode::GetTupleElement => {
                 let index = module
                     .computation(comp)
                     .instruction(instr)
                     .int_attribute("index");
-                match (operands.first(), index) {
+                match (operand(module, comp, &operands, 0), index) {
                     (Some(Shape::Tuple(elements)), Some(index)) => usize::try_from(index)
                         .ok()
                         .and_then(|i| elements.get(i).cloned())
@@ -339,7 +379,7 @@ impl Assigner<'_> {
                 }
             }
             Opcode::While if called.len() == 2 => {
-                let init = operands.first().cloned().unwrap_or(shape.clone());
+                let init = operand_shape(module, 0).unwrap_or(shape.clone());
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
                 self.computation(module, body, vec![init.clone()])?;
@@ -364,11 +404,10 @@ impl Assigner<'_> {
                     .computation(comp)
                     .instruction(instr)
                     .int_list_attribute("dimensions");
-                match (
-                    shape.as_array(),
-                    operands.first().and_then(minor_to_major),
-                    permutation,
-                ) {
+                let operand_m2m = operand(module, comp, &operands, 0)
+                    .and_then(Shape::as_array)
+                    .map(minor_to_major_of);
+                match (shape.as_array(), operand_m2m, permutation) {
                     (Some(array), Some(operand_m2m), Some(permutation)) => {
                         // Result dim i is operand dim permutation[i]: keep the physical order.
                         let m2m: Option<Vec<i64>> = operand_m2m
@@ -385,36 +424,49 @@ impl Assigner<'_> {
                     _ => self.free_result(&shape),
                 }
             }
-            op if op.keeps_layout() => match layout_leader(&shape, &operands) {
-                // Outputs of the leader's rank take its layout (variadic ops included).
-                Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
-                    if leaf.rank() == rank {
-                        with_layout(leaf, m2m.clone(), target)
-                    } else {
-                        with_layout(leaf, preferred_layout(leaf).minor_to_major, target)
-                    }
-                }),
-                None => self.free_result(&shape),
-            },
+            op if op.keeps_layout() => {
+                let c = module.computation(comp);
+                match layout_leader(&shape, operands.iter().map(|&o| &c.instruction(o).shape)) {
+                    // Outputs of the leader's rank take its layout (variadic ops included).
+                    Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
+                        if leaf.rank() == rank {
+                            with_layout(leaf, m2m.clone(), target)
+                        } else {
+                            with_layout(leaf, preferred_minor_to_major(leaf), target)
+                        }
+                    }),
+                    None => self.free_result(&shape),
+                }
+            }
             Opcode::CustomCall => complete_tiles(&shape, target),
             _ => self.free_result(&shape),
         };
-        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone();
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
-            if let Some((rank, m2m)) = layout_leader(&new_shape, &operands) {
-                let computation = module.computation_mut(comp);
-                for (slot, operand) in operands.iter().enumerate() {
-                    let Some(operand_array) = operand.as_array() else {
+            let c = module.computation(comp);
+            let leader = layout_leader(
+                &new_shape,
+                operands.iter().map(|&o| &c.instruction(o).shape),
+            );
+            if let Some((rank, m2m)) = leader {
+                for slot in 0..operands.len() {
+                    let Some(operand_array) =
+                        operand(module, comp, &operands, slot).and_then(Shape::as_array)
+                    else {
                         continue;
                     };
                     if operand_array.rank() != rank || rank == 0 {
                         continue;
                     }
-                    if operand_array.layout_or_default().minor_to_major != m2m {
+                    if *minor_to_major_of(operand_array) != m2m[..] {
                         let wanted = Shape::Array(with_layout(operand_array, m2m.clone(), target));
-                        self.convert_operand(computation, instr, slot as u32, &wanted);
+                        self.convert_operand(
+                            module.computation_mut(comp),
+                            instr,
+                            slot as u32,
+                            &wanted,
+                        );
                     }
                 }
             }
@@ -422,43 +474,49 @@ impl Assigner<'_> {
         // The matrix units read dot and convolution operands in the target's preferred
         // layout (descending, size-1 dims most-major); others are converted to it.
         if matches!(opcode, Opcode::Dot | Opcode::Convolution) {
-            let computation = module.computation_mut(comp);
-            for (slot, operand) in operands.iter().enumerate() {
-                let Some(operand_array) = operand.as_array() else {
+            for slot in 0..operands.len() {
+                let Some(operand_array) =
+                    operand(module, comp, &operands, slot).and_then(Shape::as_array)
+                else {
                     continue;
                 };
-                let preferred = preferred_layout(operand_array).minor_to_major;
-                if operand_array.layout_or_default().minor_to_major != preferred {
+                let preferred = preferred_minor_to_major(operand_array);
+                if *minor_to_major_of(operand_array) != preferred[..] {
                     let wanted = Shape::Array(with_layout(operand_array, preferred, target));
-                    self.convert_operand(computation, instr, slot as u32, &wanted);
+                    self.convert_operand(module.computation_mut(comp), instr, slot as u32, &wanted);
                 }
             }
         }
         // Reshapes and transposes that move no data are bitcasts.
         if matches!(opcode, Opcode::Reshape | Opcode::Transpose) {
-            let computation = module.computation_mut(comp);
-            if let (Some(from), Some(to)) = (
-                operands.first().and_then(Shape::as_array),
+            let computation = module.computation(comp);
+            let bitcast = match (
+                operand(module, comp, &operands, 0).and_then(Shape::as_array),
                 new_shape.as_array(),
             ) {
-                let how = match opcode {
-                    Opcode::Transpose => computation
-                        .instruction(instr)
-                        .int_list_attribute("dimensions"),
-                    _ => None,
-                };
-                let correspondence = match &how {
-                    Some(permutation) => Correspondence::Transpose(permutation),
-                    None => Correspondence::Reshape,
-                };
-                if is_bitcast(from, to, correspondence).unwrap_or(false) {
-                    let instruction = computation.instruction_mut(instr);
-                    instruction.opcode = Opcode::Bitcast;
-                    instruction.attributes.retain(|a| &*a.name != "dimensions");
-                    self.report.bitcasts_from_reshapes += 1;
+                (Some(from), Some(to)) => {
+                    let how = match opcode {
+                        Opcode::Transpose => computation
+                            .instruction(instr)
+                            .int_list_attribute("dimensions"),
+                        _ => None,
+                    };
+                    let correspondence = match &how {
+                        Some(permutation) => Correspondence::Transpose(permutation),
+                        None => Correspondence::Reshape,
+                    };
+                    is_bitcast(from, to, correspondence).unwrap_or(false)
                 }
+                _ => false,
+            };
+            if bitcast {
+                let instruction = module.computation_mut(comp).instruction_mut(instr);
+                instruction.opcode = Opcode::Bitcast;
+                instruction.attributes.retain(|a| &*a.name != "dimensions");
+                self.report.bitcasts_from_reshapes += 1;
             }
         }
+        module.computation_mut(comp).instruction_mut(instr).shape = new_shape;
         Ok(())
     }
 
@@ -494,7 +552,7 @@ impl Assigner<'_> {
 
     fn free_result(&self, shape: &Shape) -> Shape {
         map_arrays(shape, &|array| {
-            with_layout(array, preferred_layout(array).minor_to_major, self.target)
+            with_layout(array, preferred_minor_to_major(array), self.target)
         })
     }
 
@@ -688,4 +746,15 @@ fn update_entry_computation_layout(module: &mut Module) {
     if module.has_header {
         module.set_attribute("entry_computation_layout", &text);
     }
+}
+
+/// The shape of operand `slot` of an instruction whose operands are `operands`.
+fn operand<'m>(
+    module: &'m Module,
+    comp: ComputationId,
+    operands: &[InstrId],
+    slot: usize,
+) -> Option<&'m Shape> {
+    let c = module.computation(comp);
+    operands.get(slot).map(|&o| &c.instruction(o).shape)
 }

@@ -86,61 +86,82 @@ impl AssignReport {
     }
 }
 
-/// Padded and unpadded bytes of the buffers some computations define, with the arrays that
-/// waste the most on padding. Layout assignment's report and `stats` both measure with it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Padding {
+/// Padded and unpadded bytes of a set of computations, and the arrays that waste most.
+/// Each distinct array shape is measured once (modules repeat a few shapes many times), and
+/// only the offenders kept by [`Padding::finish`] are turned into text.
+#[derive(Default)]
+pub struct Padding<'a> {
     pub padded_bytes: i64,
     pub unpadded_bytes: i64,
     /// Worst first (ties by computation, then instruction name), at most the limit given to
-    /// [`Padding::finish`].
+    /// [`Padding::finish`]; empty until then.
     pub worst_padding: Vec<PaddingOffender>,
+    sizes: rustc_hash::FxHashMap<&'a ArrayShape, Option<(i64, i64)>>,
+    /// Excess bytes, computation, instruction and array of every padded array.
+    candidates: Vec<(i64, &'a str, &'a str, &'a ArrayShape)>,
 }
 
-impl Padding {
+impl<'a> Padding<'a> {
     /// Adds the arrays of every instruction of `computation` that defines a buffer: tuples,
     /// get-tuple-elements, bitcasts and parameters of non-entry computations alias buffers
     /// defined elsewhere and are skipped. Arrays whose layout cannot be laid out (dynamic
     /// dims, overflow) are skipped too.
-    pub fn add_computation(&mut self, computation: &Computation) {
+    pub fn add_computation(&mut self, computation: &'a Computation) {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if !defines_buffer(computation, instruction) {
                 continue;
             }
             for array in instruction.shape.leaves() {
-                let Ok(memory) = PhysicalLayout::new(array) else {
+                let size = *self.sizes.entry(array).or_insert_with(|| {
+                    PhysicalLayout::new(array)
+                        .ok()
+                        .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
+                });
+                let Some((padded, unpadded)) = size else {
                     continue;
                 };
-                let (padded, unpadded) = (memory.bytes(), memory.unpadded_bytes());
                 self.padded_bytes = self.padded_bytes.saturating_add(padded);
                 self.unpadded_bytes = self.unpadded_bytes.saturating_add(unpadded);
                 if padded > unpadded {
-                    let (reason, advice) = padding_reason(array, &memory);
-                    self.worst_padding.push(PaddingOffender {
-                        computation: computation.name.clone(),
-                        instruction: instruction.name.clone(),
-                        shape: Shape::Array(array.clone()).to_string(),
-                        padded_bytes: padded,
-                        unpadded_bytes: unpadded,
-                        reason,
-                        advice,
-                    });
+                    self.candidates.push((
+                        padded - unpadded,
+                        &computation.name,
+                        &instruction.name,
+                        array,
+                    ));
                 }
             }
         }
     }
 
-    /// Sorts the offenders worst first and keeps `limit` of them.
-    pub fn finish(mut self, limit: usize) -> Padding {
-        // Worst first; names break ties so the order is deterministic.
-        self.worst_padding.sort_by(|a, b| {
-            (b.padded_bytes - b.unpadded_bytes)
-                .cmp(&(a.padded_bytes - a.unpadded_bytes))
-                .then_with(|| a.computation.cmp(&b.computation))
-                .then_with(|| a.instruction.cmp(&b.instruction))
+    /// Sorts the offenders worst first and keeps `limit` of them, as text.
+    pub fn finish(mut self, limit: usize) -> Padding<'a> {
+        // Worst first; names break ties so the order is deterministic (stable for the
+        // leaves of one instruction).
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| a.1.cmp(b.1))
+                .then_with(|| a.2.cmp(b.2))
         });
-        self.worst_padding.truncate(limit);
+        self.worst_padding = candidates
+            .into_iter()
+            .take(limit)
+            .filter_map(|(_, computation, instruction, array)| {
+                let memory = PhysicalLayout::new(array).ok()?;
+                let (reason, advice) = padding_reason(array, &memory);
+                Some(PaddingOffender {
+                    computation: computation.to_string(),
+                    instruction: instruction.to_string(),
+                    shape: Shape::Array(array.clone()).to_string(),
+                    padded_bytes: memory.bytes(),
+                    unpadded_bytes: memory.unpadded_bytes(),
+                    reason,
+                    advice,
+                })
+            })
+            .collect();
         self
     }
 }

@@ -10,7 +10,7 @@
 //! windows, dot dimension numbers...) are parsed from that text when a pass asks for them.
 
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
-use petgraph::visit::{EdgeRef, NodeIndexable};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use petgraph::Direction;
 
 use super::opcode::Opcode;
@@ -176,7 +176,9 @@ pub struct Computation {
     pub attributes: Vec<TextAttribute>,
     pub span: Span,
     graph: StableDiGraph<Instruction, u32, u32>,
-    order: Vec<InstrId>,
+    /// The print order: a doubly linked list through `links`, so that inserting and
+    /// removing are O(1) however large the computation.
+    order: OrderList,
     root: Option<InstrId>,
     /// Name -> instruction, kept by every method that adds, removes or renames. The table
     /// holds only ids and hashes the names the graph holds, so no name is stored twice.
@@ -211,7 +213,7 @@ impl Computation {
             attributes: Vec::new(),
             span: Span::default(),
             graph: StableDiGraph::default(),
-            order: Vec::new(),
+            order: OrderList::default(),
             root: None,
             names: hashbrown::HashTable::new(),
             next_suffix: rustc_hash::FxHashMap::default(),
@@ -231,17 +233,22 @@ impl Computation {
     }
 
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.order.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.order.len == 0
     }
 
     /// Instructions in print order (the text's order, with additions placed before their
-    /// first user).
+    /// first user). The slice is built once after a batch of edits, in one pass.
     pub fn order(&self) -> &[InstrId] {
-        &self.order
+        self.order.slice()
+    }
+
+    /// Whether `a` comes before `b` in print order, in O(1).
+    pub fn precedes(&self, a: InstrId, b: InstrId) -> bool {
+        self.order.label(a) < self.order.label(b)
     }
 
     pub fn root(&self) -> Option<InstrId> {
@@ -321,8 +328,7 @@ impl Computation {
             .edges_directed(id, Direction::Outgoing)
             .map(|e| (e.target(), *e.weight()))
             .collect();
-        let position = |n: InstrId| self.order.iter().position(|&o| o == n);
-        uses.sort_by_key(|&(user, slot)| (position(user), slot));
+        uses.sort_unstable_by_key(|&(user, slot)| (self.order.label(user), slot));
         uses
     }
 
@@ -365,7 +371,7 @@ impl Computation {
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
-        self.order.push(id);
+        self.order.push_back(id);
         id
     }
 
@@ -383,12 +389,11 @@ impl Computation {
         for (slot, &operand) in operands.iter().enumerate() {
             self.graph.add_edge(operand, id, slot as u32);
         }
-        let position = self
-            .order
-            .iter()
-            .position(|&o| o == before)
-            .unwrap_or(self.order.len());
-        self.order.insert(position, id);
+        if self.graph.node_weight(before).is_some() && before != id {
+            self.order.insert_before(before, id);
+        } else {
+            self.order.push_back(id);
+        }
         id
     }
 
@@ -454,7 +459,7 @@ impl Computation {
             });
         }
         self.unindex_name(id);
-        self.order.retain(|&o| o != id);
+        self.order.unlink(id);
         self.graph
             .remove_node(id)
             .ok_or(EditError::NoSuchInstruction)
@@ -467,7 +472,7 @@ impl Computation {
             return Vec::new();
         };
         let mut visited = vec![false; self.graph.node_bound()];
-        let mut out = Vec::with_capacity(self.order.len());
+        let mut out = Vec::with_capacity(self.order.len);
         // An explicit stack: modules can be deep chains, recursion could overflow.
         let mut stack: Vec<(InstrId, bool)> = vec![(root, false)];
         while let Some((id, expanded)) = stack.pop() {
@@ -491,18 +496,20 @@ impl Computation {
     /// Sorts the print order so that every operand comes before its users, keeping the
     /// existing order where it already does (used after passes insert instructions).
     pub fn restore_def_before_use(&mut self) {
-        let position: std::collections::HashMap<InstrId, usize> = self
-            .order
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| (id, i))
-            .collect();
+        // Most computations are already in order; checking is one pass over the edges.
+        let sorted = (&self.graph).edge_references().all(|e| {
+            e.source() == e.target() || self.order.label(e.source()) < self.order.label(e.target())
+        });
+        if sorted {
+            return;
+        }
+        let order = &self.order;
         let mut placed = vec![false; self.graph.node_bound()];
         // Set when a node's operands are being placed: meeting it again means a cycle, which
         // lowering reports; here it must only not loop forever.
         let mut entered = vec![false; self.graph.node_bound()];
-        let mut out = Vec::with_capacity(self.order.len());
-        for &id in &self.order.clone() {
+        let mut out = Vec::with_capacity(order.len);
+        for &id in order.slice() {
             let mut stack = vec![(id, false)];
             while let Some((node, expanded)) = stack.pop() {
                 if expanded {
@@ -516,7 +523,7 @@ impl Computation {
                 }
                 stack.push((node, true));
                 let mut operands = self.operands(node);
-                operands.sort_by_key(|o| std::cmp::Reverse(position.get(o).copied()));
+                operands.sort_by_key(|&o| std::cmp::Reverse(order.label(o)));
                 for operand in operands {
                     if !placed[operand.index()] {
                         stack.push((operand, false));
@@ -524,13 +531,13 @@ impl Computation {
                 }
             }
         }
-        self.order = out;
+        self.order.rebuild(&out);
     }
 
     /// The parameter instructions, by parameter number.
     pub fn parameters(&self) -> Vec<(i64, InstrId)> {
         let mut parameters: Vec<(i64, InstrId)> = self
-            .order
+            .order()
             .iter()
             .filter_map(|&id| match self.graph[id].payload {
                 Payload::Parameter(n) if self.graph[id].opcode == Opcode::Parameter => {
@@ -546,6 +553,203 @@ impl Computation {
     /// Direct graph access for analyses; mutation goes through the methods above.
     pub fn graph(&self) -> &StableDiGraph<Instruction, u32, u32> {
         &self.graph
+    }
+}
+
+/// No instruction: the end of the print order list.
+const NIL: u32 = u32::MAX;
+/// The label distance between neighbours when the list is (re)numbered.
+const LABEL_GAP: u64 = 1 << 32;
+
+/// One instruction's place in the print order.
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    prev: u32,
+    next: u32,
+    /// Increases along the list, so comparing two labels compares print positions.
+    label: u64,
+}
+
+/// The print order as a doubly linked list over node indices with order labels (an
+/// order-maintenance list): insertion and removal are O(1), comparing positions is O(1), and
+/// the contiguous slice `order()` returns is rebuilt lazily, once per batch of edits.
+#[derive(Clone, Debug, Default)]
+struct OrderList {
+    /// Indexed by node index; entries of removed nodes are stale until reused.
+    links: Vec<Link>,
+    head: u32,
+    tail: u32,
+    len: usize,
+    slice: std::cell::OnceCell<Vec<InstrId>>,
+}
+
+impl OrderList {
+    fn slice(&self) -> &[InstrId] {
+        self.slice.get_or_init(|| {
+            let mut out = Vec::with_capacity(self.len);
+            let mut at = if self.len == 0 { NIL } else { self.head };
+            while at != NIL {
+                out.push(InstrId::new(at as usize));
+                at = self.links[at as usize].next;
+            }
+            out
+        })
+    }
+
+    fn label(&self, id: InstrId) -> u64 {
+        self.links.get(id.index()).map_or(u64::MAX, |l| l.label)
+    }
+
+    fn edited(&mut self) {
+        self.slice.take();
+    }
+
+    fn slot(&mut self, id: InstrId) -> &mut Link {
+        let index = id.index();
+        if index >= self.links.len() {
+            let blank = Link {
+                prev: NIL,
+                next: NIL,
+                label: 0,
+            };
+            self.links.resize(index + 1, blank);
+        }
+        &mut self.links[index]
+    }
+
+    fn push_back(&mut self, id: InstrId) {
+        self.edited();
+        let index = id.index() as u32;
+        let (prev, label) = if self.len == 0 {
+            (NIL, LABEL_GAP)
+        } else {
+            let last = self.links[self.tail as usize].label;
+            (self.tail, last.saturating_add(LABEL_GAP))
+        };
+        *self.slot(id) = Link {
+            prev,
+            next: NIL,
+            label,
+        };
+        if prev == NIL {
+            self.head = index;
+        } else {
+            self.links[prev as usize].next = index;
+        }
+        self.tail = index;
+        self.len += 1;
+        if label == u64::MAX {
+            self.relabel_all();
+        }
+    }
+
+    /// Links `id` just before `before`, which must be in the list.
+    fn insert_before(&mut self, before: InstrId, id: InstrId) {
+        self.edited();
+        let (index, next) = (id.index() as u32, before.index() as u32);
+        let prev = self.links[next as usize].prev;
+        *self.slot(id) = Link {
+            prev,
+            next,
+            label: 0,
+        };
+        self.links[next as usize].prev = index;
+        if prev == NIL {
+            self.head = index;
+        } else {
+            self.links[prev as usize].next = index;
+        }
+        self.len += 1;
+        let low = if prev == NIL {
+            0
+        } else {
+            self.links[prev as usize].label
+        };
+        let high = self.links[next as usize].label;
+        if high - low >= 2 {
+            self.links[index as usize].label = low + (high - low) / 2;
+        } else {
+            self.relabel_around(index);
+        }
+    }
+
+    /// Spreads the labels of the smallest window around `index` whose label range leaves
+    /// a gap of at least the window's size between neighbours; windows double, so repeated
+    /// insertions at one place cost O(log n) amortised rather than a renumbering each.
+    fn relabel_around(&mut self, index: u32) {
+        let (mut first, mut last, mut count) = (index, index, 1u64);
+        loop {
+            let low = match self.links[first as usize].prev {
+                NIL => 0,
+                p => self.links[p as usize].label,
+            };
+            let high = match self.links[last as usize].next {
+                NIL => u64::MAX,
+                n => self.links[n as usize].label,
+            };
+            let gap = (high - low) / (count + 1);
+            if gap > count {
+                let mut at = first;
+                let mut label = low;
+                loop {
+                    label += gap;
+                    self.links[at as usize].label = label;
+                    if at == last {
+                        return;
+                    }
+                    at = self.links[at as usize].next;
+                }
+            }
+            if self.links[first as usize].prev == NIL && self.links[last as usize].next == NIL {
+                self.relabel_all();
+                return;
+            }
+            // Grow the window to twice its size, on whichever sides have room.
+            for _ in 0..count {
+                if self.links[first as usize].prev != NIL {
+                    first = self.links[first as usize].prev;
+                    count += 1;
+                }
+                if self.links[last as usize].next != NIL {
+                    last = self.links[last as usize].next;
+                    count += 1;
+                }
+            }
+        }
+    }
+
+    fn relabel_all(&mut self) {
+        let gap = (u64::MAX / (self.len as u64 + 1)).min(LABEL_GAP);
+        let mut at = if self.len == 0 { NIL } else { self.head };
+        let mut label = 0;
+        while at != NIL {
+            label += gap;
+            self.links[at as usize].label = label;
+            at = self.links[at as usize].next;
+        }
+    }
+
+    fn unlink(&mut self, id: InstrId) {
+        self.edited();
+        let Link { prev, next, .. } = self.links[id.index()];
+        match prev {
+            NIL => self.head = next,
+            p => self.links[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.links[n as usize].prev = prev,
+        }
+        self.len -= 1;
+    }
+
+    /// Replaces the whole order with `ids`.
+    fn rebuild(&mut self, ids: &[InstrId]) {
+        self.edited();
+        self.len = 0;
+        for &id in ids {
+            self.push_back(id);
+        }
     }
 }
 
@@ -666,5 +870,47 @@ mod tests {
         assert_eq!(c.order(), &[a, copy, n]);
         assert_eq!(c.post_order(), vec![a, copy, n]);
         assert_eq!(c.unique_name("a.1"), "a.2");
+    }
+
+    #[test]
+    fn print_order_survives_many_edits_at_one_place() {
+        let mut c = Computation::new("c");
+        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
+        let root = c.push(Instruction::new("r", Opcode::Negate, scalar()), &[a]);
+        c.set_root(root);
+        // Far more insertions before one instruction than the label gaps can halve.
+        let mut expected = vec![a];
+        for _ in 0..200 {
+            let copy = c.insert_before(root, Instruction::new("c", Opcode::Copy, scalar()), &[a]);
+            expected.push(copy);
+        }
+        // And each before the previous one, which nests insertions.
+        let mut front = root;
+        let mut nested = Vec::new();
+        for _ in 0..100 {
+            front = c.insert_before(front, Instruction::new("n", Opcode::Copy, scalar()), &[a]);
+            nested.push(front);
+        }
+        nested.reverse();
+        expected.extend(nested);
+        expected.push(root);
+        assert_eq!(c.order(), &expected[..]);
+        assert!(expected.windows(2).all(|w| c.precedes(w[0], w[1])));
+        let users: Vec<InstrId> = c.users(a).into_iter().map(|(u, _)| u).collect();
+        assert_eq!(users, expected[1..].to_vec());
+        for &id in expected[1..expected.len() - 1].iter().step_by(2) {
+            c.remove(id).unwrap();
+        }
+        let kept: Vec<InstrId> = expected
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i == 0 || i == expected.len() - 1 || i % 2 == 0)
+            .map(|(_, &id)| id)
+            .collect();
+        assert_eq!(c.order(), &kept[..]);
+        assert_eq!(c.len(), kept.len());
+        // A new instruction may reuse a removed one's id and goes where it is put.
+        let last = c.insert_before(root, Instruction::new("z", Opcode::Copy, scalar()), &[a]);
+        assert_eq!(c.order()[c.len() - 2], last);
     }
 }

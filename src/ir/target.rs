@@ -123,10 +123,17 @@ impl Target {
     /// the target's tiles and element size; other layout attributes are kept. Arrays with
     /// an unbounded dim get no tiles.
     pub fn assign_tiles(&self, array: &ArrayShape) -> ArrayShape {
-        let mut layout = array.layout_or_default();
+        self.tile(array.clone())
+    }
+
+    /// [`Target::assign_tiles`] on an array the caller gives away, without copying it.
+    pub fn tile(&self, mut array: ArrayShape) -> ArrayShape {
         let Some(extents) = array.extents() else {
-            return array.clone();
+            return array;
         };
+        let layout = array
+            .layout
+            .get_or_insert_with(|| Layout::descending(extents.len()));
         let physical: Vec<i64> = layout
             .minor_to_major
             .iter()
@@ -141,10 +148,7 @@ impl Target {
         let choice = self.tiles_for(array.element_type, &physical);
         layout.tiles = choice.tiles;
         layout.element_size_in_bits = choice.element_size_in_bits;
-        ArrayShape {
-            layout: Some(layout),
-            ..array.clone()
-        }
+        array
     }
 
     /// The layout the target prefers for an array nobody constrained: descending.
