@@ -47,6 +47,8 @@ use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
+use crate::verify::header::entry_layout;
+use crate::verify::shapes::compatible;
 
 /// Why assignment could not finish.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -67,9 +69,11 @@ pub enum AssignError {
 pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignReport, AssignError> {
     let mut assigner = Assigner {
         target,
+        names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
     };
+    materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
     let given = entry_parameter_shapes(module, target);
@@ -103,6 +107,15 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
     Ok(assigner.report)
 }
 
+/// Computations by name; the first of a duplicated name wins, as in `find_computation`.
+fn computation_names(module: &Module) -> std::collections::HashMap<String, ComputationId> {
+    let mut names = std::collections::HashMap::with_capacity(module.computations.len());
+    for (id, computation) in module.computation_ids().zip(&module.computations) {
+        names.entry(computation.name.clone()).or_insert(id);
+    }
+    names
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum State {
     Pending,
@@ -111,8 +124,24 @@ enum State {
     Done(Vec<Shape>),
 }
 
+/// A computation being assigned: its print order and how far through it the assigner is.
+struct Frame {
+    id: ComputationId,
+    order: Vec<InstrId>,
+    next: usize,
+    parameters: Vec<Shape>,
+}
+
+/// A callee to assign, for these parameter shapes, before its caller can go on.
+struct Callee {
+    id: ComputationId,
+    parameters: Vec<Shape>,
+}
+
 struct Assigner<'t> {
     target: &'t Target,
+    /// Computations by name (the first of a duplicated name), for callees named by attribute.
+    names: std::collections::HashMap<String, ComputationId>,
     state: Vec<State>,
     report: AssignReport,
 }
@@ -122,7 +151,7 @@ struct Assigner<'t> {
 fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
     let from_header = module
         .attribute("entry_computation_layout")
-        .and_then(parse_entry_layout)
+        .and_then(entry_layout)
         .map(|(parameters, _)| parameters);
     let entry = module.entry();
     let own: Vec<Shape> = entry
@@ -130,8 +159,14 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
         .iter()
         .map(|&(_, id)| entry.instruction(id).shape.clone())
         .collect();
+    // Shapes that do not fit the parameters are the verifier's to report; they are not used.
     let shapes = match from_header {
-        Some(parameters) if parameters.len() == own.len() => parameters,
+        Some(parameters)
+            if parameters.len() == own.len()
+                && parameters.iter().zip(&own).all(|(a, b)| compatible(a, b)) =>
+        {
+            parameters
+        }
         _ => own,
     };
     shapes.iter().map(|s| complete_tiles(s, target)).collect()
@@ -140,20 +175,10 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
 fn given_result_shape(module: &Module, target: &Target) -> Option<Shape> {
     let (_, result) = module
         .attribute("entry_computation_layout")
-        .and_then(parse_entry_layout)?;
-    Some(complete_tiles(&result, target))
-}
-
-/// Reads `{(a, b)->r}`.
-fn parse_entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {
-    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
-    let split = inner.rfind(")->")?;
-    let parameters = crate::parse_shape(&inner[..split + 1]).ok()?;
-    let result = crate::parse_shape(&inner[split + 3..]).ok()?;
-    match parameters {
-        Shape::Tuple(parameters) => Some((parameters, result)),
-        _ => None,
-    }
+        .and_then(entry_layout)?;
+    let entry = module.entry();
+    let root = entry.instruction(entry.root()?);
+    compatible(&root.shape, &result).then(|| complete_tiles(&result, target))
 }
 
 /// Keeps given tiles; an array without tiles gets the target's for its minor_to_major.
@@ -217,36 +242,87 @@ fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
 }
 
 impl Assigner<'_> {
-    /// Assigns computation `id` for parameters of `parameters`' shapes; returns nothing, the
-    /// root's shape is read from the module.
+    /// Assigns computation `id` for parameters of `parameters`' shapes, and every callee it
+    /// reaches that is not assigned yet; the root's shape is read from the module. Callees
+    /// are assigned on an explicit stack, not by recursion, so that a chain of calls
+    /// thousands deep cannot overflow the thread's stack.
     fn computation(
         &mut self,
         module: &mut Module,
         id: ComputationId,
         parameters: Vec<Shape>,
     ) -> Result<(), AssignError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        stack.extend(self.enter(module, id, parameters)?);
+        while let Some(frame) = stack.last() {
+            let (comp, next) = (frame.id, frame.order.get(frame.next).copied());
+            let Some(instr) = next else {
+                if let Some(done) = stack.pop() {
+                    self.state[done.id.0 as usize] = State::Done(done.parameters);
+                }
+                continue;
+            };
+            match self.instruction(module, comp, instr)? {
+                // The instruction runs again once its callee is assigned.
+                Some(callee) => stack.extend(self.enter(module, callee.id, callee.parameters)?),
+                None => {
+                    if let Some(frame) = stack.last_mut() {
+                        frame.next += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts assigning computation `id`: its parameters get `parameters`' shapes. `None`
+    /// when it is already assigned.
+    fn enter(
+        &mut self,
+        module: &mut Module,
+        id: ComputationId,
+        parameters: Vec<Shape>,
+    ) -> Result<Option<Frame>, AssignError> {
         match &self.state[id.0 as usize] {
             State::InProgress => {
                 return Err(AssignError::Recursion(module.computation(id).name.clone()));
             }
-            State::Done(_) => return Ok(()),
+            State::Done(_) => return Ok(None),
             State::Pending => {}
         }
         self.state[id.0 as usize] = State::InProgress;
-        {
-            let computation = module.computation_mut(id);
-            for (number, parameter) in computation.parameters() {
-                if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
-                    computation.instruction_mut(parameter).shape = shape.clone();
-                }
+        let computation = module.computation_mut(id);
+        for (number, parameter) in computation.parameters() {
+            if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
+                computation.instruction_mut(parameter).shape = shape.clone();
             }
         }
-        let order: Vec<InstrId> = module.computation(id).order().to_vec();
-        for instr in order {
-            self.instruction(module, id, instr)?;
+        Ok(Some(Frame {
+            id,
+            order: computation.order().to_vec(),
+            next: 0,
+            parameters,
+        }))
+    }
+
+    /// What must be assigned before the caller of `callee` can go on: `callee` itself, for
+    /// `parameters`, unless it is assigned already.
+    fn needs(
+        &self,
+        module: &Module,
+        callee: ComputationId,
+        parameters: impl FnOnce() -> Vec<Shape>,
+    ) -> Result<Option<Callee>, AssignError> {
+        match &self.state[callee.0 as usize] {
+            State::Pending => Ok(Some(Callee {
+                id: callee,
+                parameters: parameters(),
+            })),
+            State::InProgress => Err(AssignError::Recursion(
+                module.computation(callee).name.clone(),
+            )),
+            State::Done(_) => Ok(None),
         }
-        self.state[id.0 as usize] = State::Done(parameters);
-        Ok(())
     }
 
     /// The shapes of the parameters computation `id` was assigned for, if it was.
@@ -272,8 +348,8 @@ impl Assigner<'_> {
             .collect()
     }
 
-    /// Assigns a callee for the given operand shapes, or converts the operands to the
-    /// shapes it was already assigned for.
+    /// Asks for a callee to be assigned for the given operand shapes, or converts the
+    /// operands to the shapes it was assigned for (the same ones, if this site asked).
     fn call_site(
         &mut self,
         module: &mut Module,
@@ -281,15 +357,16 @@ impl Assigner<'_> {
         instr: InstrId,
         callee: ComputationId,
         operand_slots: std::ops::Range<usize>,
-    ) -> Result<(), AssignError> {
+    ) -> Result<Option<Callee>, AssignError> {
         let operands = Self::operand_shapes(module, caller, instr);
-        let wanted: Vec<Shape> = operands
-            .get(operand_slots.clone())
-            .map(<[Shape]>::to_vec)
-            .unwrap_or_default();
-        if self.assigned_parameters(callee).is_none() {
-            self.computation(module, callee, wanted)?;
-            return Ok(());
+        let wanted = || {
+            operands
+                .get(operand_slots.clone())
+                .map(<[Shape]>::to_vec)
+                .unwrap_or_default()
+        };
+        if let Some(needed) = self.needs(module, callee, wanted)? {
+            return Ok(Some(needed));
         }
         let assigned = self
             .assigned_parameters(callee)
@@ -300,15 +377,17 @@ impl Assigner<'_> {
             let slot = operand_slots.start + offset;
             self.convert_operand(computation, instr, slot as u32, shape);
         }
-        Ok(())
+        Ok(None)
     }
 
+    /// Assigns one instruction; `Some` asks for a callee to be assigned first, after which
+    /// the instruction is assigned again from the start (every step before is idempotent).
     fn instruction(
         &mut self,
         module: &mut Module,
         comp: ComputationId,
         instr: InstrId,
-    ) -> Result<(), AssignError> {
+    ) -> Result<Option<Callee>, AssignError> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
@@ -316,7 +395,7 @@ impl Assigner<'_> {
         };
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
-            Opcode::Parameter => return Ok(()),
+            Opcode::Parameter => return Ok(None),
             Opcode::Tuple => Shape::Tuple(operands.clone()),
             Opcode::GetTupleElement => {
                 let index = module
@@ -332,7 +411,10 @@ impl Assigner<'_> {
                 }
             }
             Opcode::Call | Opcode::Fusion | Opcode::AsyncStart if called.len() == 1 => {
-                self.call_site(module, comp, instr, called[0], 0..operands.len())?;
+                let slots = 0..operands.len();
+                if let Some(needed) = self.call_site(module, comp, instr, called[0], slots)? {
+                    return Ok(Some(needed));
+                }
                 match opcode {
                     Opcode::AsyncStart => complete_tiles(&shape, target),
                     _ => Self::root_shape(module, called[0]).unwrap_or(shape.clone()),
@@ -342,16 +424,24 @@ impl Assigner<'_> {
                 let init = operands.first().cloned().unwrap_or(shape.clone());
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
-                self.computation(module, body, vec![init.clone()])?;
+                if let Some(needed) = self.needs(module, body, || vec![init.clone()])? {
+                    return Ok(Some(needed));
+                }
                 self.force_root(module, body, &init);
-                self.computation(module, condition, vec![init.clone()])?;
+                if let Some(needed) = self.needs(module, condition, || vec![init.clone()])? {
+                    return Ok(Some(needed));
+                }
                 init
             }
             Opcode::Conditional => {
                 let mut result: Option<Shape> = None;
                 for (branch_index, &branch) in called.iter().enumerate() {
                     let slot = branch_index + 1;
-                    self.call_site(module, comp, instr, branch, slot..slot + 1)?;
+                    if let Some(needed) =
+                        self.call_site(module, comp, instr, branch, slot..slot + 1)?
+                    {
+                        return Ok(Some(needed));
+                    }
                     match &result {
                         None => result = Self::root_shape(module, branch),
                         Some(first) => self.force_root(module, branch, first),
@@ -459,7 +549,7 @@ impl Assigner<'_> {
                 }
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     fn while_parts(
@@ -474,7 +564,7 @@ impl Assigner<'_> {
             instruction
                 .attribute(attribute)
                 .map(|name| name.trim_start_matches('%'))
-                .and_then(|name| module.find_computation(name))
+                .and_then(|name| self.names.get(name).copied())
         };
         match (named("condition"), named("body")) {
             (Some(condition), Some(body)) => (condition, body),
@@ -538,8 +628,8 @@ impl Assigner<'_> {
                     (Opcode::Bitcast, "bitcast")
                 } else {
                     self.report.copies_inserted += 1;
-                    self.report.copy_bytes +=
-                        crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    let bytes = crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    self.report.copy_bytes = self.report.copy_bytes.saturating_add(bytes);
                     (Opcode::Copy, "copy")
                 };
                 let mut instruction = Instruction::new(base, opcode, shape.clone());
@@ -567,6 +657,60 @@ impl Assigner<'_> {
                 computation.insert_before(before, tuple, &elements)
             }
             _ => value,
+        }
+    }
+}
+
+/// Compact tuple-element operands (`%t#1#0`) become `get-tuple-element` instructions, named
+/// and shared as XLA's parser makes them (`t_1`, `t_1_0`), so that every operand's shape is
+/// its producer's: assignment reads and converts operands by their producers' shapes.
+fn materialize_tuple_paths(module: &mut Module) {
+    for computation in &mut module.computations {
+        let users: Vec<InstrId> = computation
+            .order()
+            .iter()
+            .copied()
+            .filter(|&id| !computation.instruction(id).tuple_paths.is_empty())
+            .collect();
+        // Each (tuple, path prefix) is extracted once, before its first user.
+        let mut made: std::collections::HashMap<(InstrId, Vec<i64>), InstrId> =
+            std::collections::HashMap::new();
+        for user in users {
+            let paths = std::mem::take(&mut computation.instruction_mut(user).tuple_paths);
+            let mut kept = Vec::new();
+            for (slot, path) in paths {
+                let tuple = computation.operands(user).get(slot as usize).copied();
+                let valid = tuple.is_some_and(|t| {
+                    !path.is_empty() && computation.instruction(t).shape.subshape(&path).is_some()
+                });
+                let (Some(tuple), true) = (tuple, valid) else {
+                    // The verifier reports a path that leads nowhere; leave it as written.
+                    kept.push((slot, path));
+                    continue;
+                };
+                let mut value = tuple;
+                for depth in 1..=path.len() {
+                    let prefix = &path[..depth];
+                    if let Some(&existing) = made.get(&(tuple, prefix.to_vec())) {
+                        value = existing;
+                        continue;
+                    }
+                    let tuple_instruction = computation.instruction(tuple);
+                    let Some(shape) = tuple_instruction.shape.subshape(prefix).cloned() else {
+                        break;
+                    };
+                    let suffix: Vec<String> = prefix.iter().map(i64::to_string).collect();
+                    let name = format!("{}_{}", tuple_instruction.name, suffix.join("_"));
+                    let mut gte = Instruction::new(name, Opcode::GetTupleElement, shape);
+                    gte.style = computation.instruction(user).style;
+                    gte.span = computation.instruction(user).span;
+                    gte.set_attribute("index", &prefix[depth - 1].to_string());
+                    value = computation.insert_before(user, gte, &[value]);
+                    made.insert((tuple, prefix.to_vec()), value);
+                }
+                let _ = computation.replace_operand(user, slot, value);
+            }
+            computation.instruction_mut(user).tuple_paths = kept;
         }
     }
 }
