@@ -23,6 +23,27 @@
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //!
+//! # Limits
+//!
+//! Hostile, truncated and hand-edited text gives diagnostics, never a crash, a hang or
+//! unbounded work. Where the input can grow something without bound, there is a limit, and
+//! going over it is an error with a span:
+//!
+//! - Brackets `(`, `[`, `{` nest at most [`syntax::lexer::MAX_NESTING`] (256) deep, counted
+//!   over everything: tuples, attribute values, literals, nested anonymous instructions.
+//! - Shapes enclose one another (tuples, shapes inside layouts) at most
+//!   [`lower::shape::MAX_SHAPE_DEPTH`] (64) deep, so that printed output, which adds layouts
+//!   and `entry_computation_layout`, stays within the bracket limit and reads back.
+//! - An array takes at most [`lower::shape::MAX_ARRAY_BYTES`] (2^48 bytes) with its padding;
+//!   any dim product or size that overflows `i64` is an error too, not a wrap or a panic.
+//!
+//! Everything else is linear in the input and needs no limit: names and literals of any
+//! length (a 10 MB name or a 4M-element literal takes seconds), call chains and while
+//! nests of any depth (callees are walked on explicit stacks, not by recursion), and
+//! computations of millions of instructions. Memory is linear too, at most about 70 bytes
+//! per input byte for literal-heavy text (the syntax tree keeps every literal element).
+//! `tests/limits.rs` checks each of these with generated inputs on a 2 MiB stack.
+//!
 //! # Example
 //!
 //! ```

@@ -639,6 +639,8 @@ impl Printer {
             _ => Style::Default,
         };
         let index_comments = match (list.delimiter, style) {
+            // Space-separated items read back as one item, which has no index to comment.
+            (_, Style::Spaced) => false,
             (Delimiter::Paren, _) => list.items().all(is_shape_like),
             (Delimiter::Brace, Style::Sharding) => list
                 .items()

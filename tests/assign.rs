@@ -143,3 +143,62 @@ fn corpus_modules_assign_verify_and_reparse() {
     }
     assert_eq!(assigned, 52);
 }
+
+/// Found by fuzzing (assign target): compact tuple-element operands (`%p0#1#0`) were read as
+/// the whole tuple, so the assigned `tuple` did not verify. They become get-tuple-elements
+/// named as XLA's parser names them.
+#[test]
+fn compact_tuple_element_operands_assign_and_verify() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/assign/compact_tuple_elements.hlo"
+    ))
+    .unwrap();
+    let (module, _) = assign_text(&text, "tpu-v5e");
+    assert!(module.contains("  p0_1 = ("), "{module}");
+    assert!(
+        module.contains("  p0_1_0 = f32[20]{0:T(128)} get-tuple-element("),
+        "{module}"
+    );
+    assert!(!module.contains('#'), "{module}");
+}
+
+fn regression_input(name: &str) -> String {
+    let path = format!(
+        "{}/tests/inputs/regressions/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Found by the corpus-mutation test: a header layout that does not fit the entry is the
+/// verifier's error (as in XLA), and assign does not take shapes from it.
+#[test]
+fn entry_layout_that_does_not_fit_the_entry_is_rejected_and_not_used() {
+    let text = regression_input("entry_layout_mismatch.hlo");
+    let mut module = hlo_layout::parse_module(&text).unwrap();
+    let errors = verify(&module, &VerifyOptions::default()).expect_err("rejected");
+    assert!(
+        errors[0].message.contains(
+            "Shape of the root instruction of entry computation (s32[1,2,3]) should be \
+             compatible to one specified in module's entry computation layout (s32[1,2,39])"
+        ),
+        "{errors:?}"
+    );
+    hlo_layout::assign::assign_layouts(&mut module, &Target::default_tpu()).unwrap();
+    let printed = hlo_layout::print::print_ir_module(&module);
+    assert!(!printed.contains("copy"), "{printed}");
+    // The header now describes the assigned entry, so the result verifies.
+    let options = VerifyOptions {
+        layout_sensitive: true,
+    };
+    assert_eq!(verify(&module, &options), Ok(()), "{printed}");
+}
+
+/// Found by the corpus-mutation test: an s4 scatter with s32 indices of the same rank
+/// assigns and verifies in layout-sensitive mode.
+#[test]
+fn s4_scatter_with_s32_indices_assigns_and_verifies() {
+    let (module, _) = assign_text(&regression_input("scatter_s4_indices.hlo"), "tpu-v5e");
+    assert!(module.contains("E(4)"), "{module}");
+}

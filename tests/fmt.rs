@@ -179,3 +179,16 @@ fn many_unbalanced_raw_blobs_stay_linear() {
     assert!(hlo_layout::format_module(&text).is_err());
     assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
 }
+
+/// Found by fuzzing (module target): fmt of a spaced tuple was not a fixed point.
+#[test]
+fn fmt_of_a_tuple_in_spaced_fields_is_a_fixed_point() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/regressions/spaced_tuple_index_comment.hlo"
+    ))
+    .unwrap();
+    let once = hlo_layout::format_module(&text).unwrap();
+    assert!(!once.contains("/*index="), "{once}");
+    assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
+}

@@ -163,9 +163,18 @@ fn deep_nesting_is_an_error_not_a_crash() {
     );
     let layout_nesting = "f32[2]{0:P(".repeat(300) + "f32[]" + &")}".repeat(300);
     assert!(hlo_layout::parse_shape(&layout_nesting).is_err());
-    // The limit leaves room for any real shape.
-    let fine = "(".repeat(200) + "f32[]" + &")".repeat(200);
+    // Shapes have their own limit, 64 enclosing shapes, which leaves room for any real one.
+    let fine = "(".repeat(63) + "f32[]" + &")".repeat(63);
     assert!(hlo_layout::parse_shape(&fine).is_ok());
+    let too_deep = "(".repeat(200) + "f32[]" + &")".repeat(200);
+    let errors = hlo_layout::parse_shape(&too_deep).expect_err("too deep");
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("shapes nested more than 64 deep"),
+        "{}",
+        errors[0]
+    );
 }
 
 fn tile_strategy() -> impl Strategy<Value = Tile> {

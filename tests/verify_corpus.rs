@@ -28,8 +28,9 @@ const XLA_REJECTS: &[&str] = &[
     "186_",
 ];
 
-/// Inputs of XLA's text tools that parse but that XLA's verifier rejects too: their calls
-/// and fusions pass arrays to scalar parameters. They must be rejected.
+/// Inputs of XLA's text tools that parse but that XLA's verifier rejects too: three pass
+/// arrays to scalar parameters, one declares an entry layout of another type. They must be
+/// rejected.
 const VERIFIER_REJECTS: &[(&str, &str)] = &[
     (
         "generate_hlo_test_checks_test_input.hlo",
@@ -42,6 +43,12 @@ const VERIFIER_REJECTS: &[(&str, &str)] = &[
     (
         "print_indexing_test.hlo",
         "parameter 1 of computation `fused_computation` has shape s32[]",
+    ),
+    // A translation test whose header gives an f16 parameter an f32 layout; XLA's verifier
+    // (`VerifyEntryComputationLayout`) rejects it as this one does.
+    (
+        "layouts_and_names.hlo",
+        "Shape of the entry computation parameter 0 is f16[524,524,524] should be compatible",
     ),
 ];
 

@@ -47,6 +47,8 @@ use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
+use crate::verify::header::entry_layout;
+use crate::verify::shapes::compatible;
 
 /// Why assignment could not finish.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -67,9 +69,11 @@ pub enum AssignError {
 pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignReport, AssignError> {
     let mut assigner = Assigner {
         target,
+        names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
     };
+    materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
     let given = entry_parameter_shapes(module, target);
@@ -103,6 +107,15 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
     Ok(assigner.report)
 }
 
+/// Computations by name; the first of a duplicated name wins, as in `find_computation`.
+fn computation_names(module: &Module) -> std::collections::HashMap<String, ComputationId> {
+    let mut names = std::collections::HashMap::with_capacity(module.computations.len());
+    for (id, computation) in module.computation_ids().zip(&module.computations) {
+        names.entry(computation.name.clone()).or_insert(id);
+    }
+    names
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum State {
     Pending,
@@ -111,8 +124,24 @@ enum State {
     Done(Vec<Shape>),
 }
 
+/// A computation being assigned: its print order and how far through it the assigner is.
+struct Frame {
+    id: ComputationId,
+    order: Vec<InstrId>,
+    next: usize,
+    parameters: Vec<Shape>,
+}
+
+/// A callee to assign, for these parameter shapes, before its caller can go on.
+struct Callee {
+    id: ComputationId,
+    parameters: Vec<Shape>,
+}
+
 struct Assigner<'t> {
     target: &'t Target,
+    /// Computations by name (the first of a duplicated name), for callees named by attribute.
+    names: std::collections::HashMap<String, ComputationId>,
     state: Vec<State>,
     report: AssignReport,
 }
@@ -122,7 +151,7 @@ struct Assigner<'t> {
 fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
     let from_header = module
         .attribute("entry_computation_layout")
-        .and_then(parse_entry_layout)
+        .and_then(entry_layout)
         .map(|(parameters, _)| parameters);
     let entry = module.entry();
     let own: Vec<Shape> = entry
@@ -130,8 +159,14 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
         .iter()
         .map(|&(_, id)| entry.instruction(id).shape.clone())
         .collect();
+    // Shapes that do not fit the parameters are the verifier's to report; they are not used.
     let shapes = match from_header {
-        Some(parameters) if parameters.len() == own.len() => parameters,
+        Some(parameters)
+            if parameters.len() == own.len()
+                && parameters.iter().zip(&own).all(|(a, b)| compatible(a, b)) =>
+        {
+            parameters
+        }
         _ => own,
     };
     shapes.iter().map(|s| complete_tiles(s, target)).collect()
@@ -140,20 +175,10 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
 fn given_result_shape(module: &Module, target: &Target) -> Option<Shape> {
     let (_, result) = module
         .attribute("entry_computation_layout")
-        .and_then(parse_entry_layout)?;
-    Some(complete_tiles(&result, target))
-}
-
-/// Reads `{(a, b)->r}`.
-fn parse_entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {
-    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
-    let split = inner.rfind(")->")?;
-    let parameters = crate::parse_shape(&inner[..split + 1]).ok()?;
-    let result = crate::parse_shape(&inner[split + 3..]).ok()?;
-    match parameters {
-        Shape::Tuple(parameters) => Some((parameters, result)),
-        _ => None,
-    }
+        .and_then(entry_layout)?;
+    let entry = module.entry();
+    let root = entry.instruction(entry.root()?);
+    compatible(&root.shape, &result).then(|| complete_tiles(&result, target))
 }
 
 /// Keeps given tiles; an array without tiles gets the target's for its minor_to_major.
@@ -176,107 +201,128 @@ fn map_arrays(shape: &Shape, f: &dyn Fn(&ArrayShape) -> ArrayShape) -> Shape {
     }
 }
 
-/// The minor_to_major this pass prefers for a free array: descending, size-1 dims most-major.
-fn preferred_minor_to_major(array: &ArrayShape) -> Vec<i64> {
+/// The layout this pass prefers for a free array: descending, size-1 dims most-major.
+fn preferred_layout(array: &ArrayShape) -> Layout {
     let rank = array.rank() as i64;
     let extent = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent());
     let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| extent(d) != Some(1)).collect();
     minor_to_major.extend((0..rank).rev().filter(|&d| extent(d) == Some(1)));
-    minor_to_major
+    let mut layout = array.layout.clone().unwrap_or_default();
+    layout.minor_to_major = minor_to_major;
+    layout
 }
 
 /// `array` with minor_to_major `m2m` and the target's tiles (other attributes kept).
 fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) -> ArrayShape {
-    // Built field by field: cloning the old layout would copy its order and tiles only to
-    // drop them, and this runs for nearly every array of the module.
-    let layout = match &array.layout {
-        None => Layout {
-            minor_to_major,
-            ..Layout::default()
-        },
-        Some(old) => Layout {
-            minor_to_major,
-            dim_level_types: old.dim_level_types.clone(),
-            tiles: Vec::new(),
-            tail_padding_alignment: old.tail_padding_alignment,
-            index_primitive_type: old.index_primitive_type,
-            pointer_primitive_type: old.pointer_primitive_type,
-            element_size_in_bits: 0,
-            memory_space: old.memory_space,
-            split_configs: old.split_configs.clone(),
-            physical_shape: old.physical_shape.clone(),
-            dynamic_shape_metadata_prefix_bytes: old.dynamic_shape_metadata_prefix_bytes,
-        },
-    };
-    target.tile(ArrayShape {
-        element_type: array.element_type,
-        dims: array.dims.clone(),
+    let mut layout = array.layout.clone().unwrap_or_default();
+    layout.minor_to_major = minor_to_major;
+    layout.tiles.clear();
+    layout.element_size_in_bits = 0;
+    target.assign_tiles(&ArrayShape {
         layout: Some(layout),
+        ..array.clone()
     })
-}
-
-/// An array's minor_to_major, borrowed when it has a layout (the descending default else).
-fn minor_to_major_of(array: &ArrayShape) -> std::borrow::Cow<'_, [i64]> {
-    match &array.layout {
-        Some(layout) => std::borrow::Cow::Borrowed(&layout.minor_to_major),
-        None => std::borrow::Cow::Owned((0..array.rank() as i64).rev().collect()),
-    }
 }
 
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
 /// same-rank operands share, taken from the first operand of the outputs' rank.
-fn layout_leader<'s>(
-    result: &Shape,
-    operands: impl IntoIterator<Item = &'s Shape>,
-) -> Option<(usize, Vec<i64>)> {
-    let result_rank = first_leaf(result)?.rank();
+fn layout_leader(result: &Shape, operands: &[Shape]) -> Option<(usize, Vec<i64>)> {
+    let result_rank = result.leaves().first().map(|leaf| leaf.rank())?;
     operands
-        .into_iter()
+        .iter()
         .filter_map(Shape::as_array)
         .find(|operand| operand.rank() == result_rank)
-        .map(|leader| (result_rank, minor_to_major_of(leader).into_owned()))
+        .map(|leader| (result_rank, leader.layout_or_default().minor_to_major))
 }
 
-/// The first array of a shape, depth first (what `leaves().first()` gives, without the list).
-fn first_leaf(shape: &Shape) -> Option<&ArrayShape> {
-    match shape {
-        Shape::Array(array) => Some(array),
-        Shape::Tuple(elements) => elements.iter().find_map(first_leaf),
-        Shape::Token | Shape::Opaque => None,
-    }
+fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
+    shape
+        .as_array()
+        .map(|array| array.layout_or_default().minor_to_major)
 }
 
 impl Assigner<'_> {
-    /// Assigns computation `id` for parameters of `parameters`' shapes; returns nothing, the
-    /// root's shape is read from the module.
+    /// Assigns computation `id` for parameters of `parameters`' shapes, and every callee it
+    /// reaches that is not assigned yet; the root's shape is read from the module. Callees
+    /// are assigned on an explicit stack, not by recursion, so that a chain of calls
+    /// thousands deep cannot overflow the thread's stack.
     fn computation(
         &mut self,
         module: &mut Module,
         id: ComputationId,
         parameters: Vec<Shape>,
     ) -> Result<(), AssignError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        stack.extend(self.enter(module, id, parameters)?);
+        while let Some(frame) = stack.last() {
+            let (comp, next) = (frame.id, frame.order.get(frame.next).copied());
+            let Some(instr) = next else {
+                if let Some(done) = stack.pop() {
+                    self.state[done.id.0 as usize] = State::Done(done.parameters);
+                }
+                continue;
+            };
+            match self.instruction(module, comp, instr)? {
+                // The instruction runs again once its callee is assigned.
+                Some(callee) => stack.extend(self.enter(module, callee.id, callee.parameters)?),
+                None => {
+                    if let Some(frame) = stack.last_mut() {
+                        frame.next += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts assigning computation `id`: its parameters get `parameters`' shapes. `None`
+    /// when it is already assigned.
+    fn enter(
+        &mut self,
+        module: &mut Module,
+        id: ComputationId,
+        parameters: Vec<Shape>,
+    ) -> Result<Option<Frame>, AssignError> {
         match &self.state[id.0 as usize] {
             State::InProgress => {
                 return Err(AssignError::Recursion(module.computation(id).name.clone()));
             }
-            State::Done(_) => return Ok(()),
+            State::Done(_) => return Ok(None),
             State::Pending => {}
         }
         self.state[id.0 as usize] = State::InProgress;
-        {
-            let computation = module.computation_mut(id);
-            for (number, parameter) in computation.parameters() {
-                if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
-                    computation.instruction_mut(parameter).shape = shape.clone();
-                }
+        let computation = module.computation_mut(id);
+        for (number, parameter) in computation.parameters() {
+            if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
+                computation.instruction_mut(parameter).shape = shape.clone();
             }
         }
-        let order: Vec<InstrId> = module.computation(id).order().to_vec();
-        for instr in order {
-            self.instruction(module, id, instr)?;
+        Ok(Some(Frame {
+            id,
+            order: computation.order().to_vec(),
+            next: 0,
+            parameters,
+        }))
+    }
+
+    /// What must be assigned before the caller of `callee` can go on: `callee` itself, for
+    /// `parameters`, unless it is assigned already.
+    fn needs(
+        &self,
+        module: &Module,
+        callee: ComputationId,
+        parameters: impl FnOnce() -> Vec<Shape>,
+    ) -> Result<Option<Callee>, AssignError> {
+        match &self.state[callee.0 as usize] {
+            State::Pending => Ok(Some(Callee {
+                id: callee,
+                parameters: parameters(),
+            })),
+            State::InProgress => Err(AssignError::Recursion(
+                module.computation(callee).name.clone(),
+            )),
+            State::Done(_) => Ok(None),
         }
-        self.state[id.0 as usize] = State::Done(parameters);
-        Ok(())
     }
 
     /// The shapes of the parameters computation `id` was assigned for, if it was.
@@ -294,8 +340,16 @@ impl Assigner<'_> {
             .map(|root| computation.instruction(root).shape.clone())
     }
 
-    /// Assigns a callee for the given operand shapes, or converts the operands to the
-    /// shapes it was already assigned for.
+    fn operand_shapes(module: &Module, computation: ComputationId, instr: InstrId) -> Vec<Shape> {
+        let c = module.computation(computation);
+        c.operands(instr)
+            .into_iter()
+            .map(|o| c.instruction(o).shape.clone())
+            .collect()
+    }
+
+    /// Asks for a callee to be assigned for the given operand shapes, or converts the
+    /// operands to the shapes it was assigned for (the same ones, if this site asked).
     fn call_site(
         &mut self,
         module: &mut Module,
@@ -303,18 +357,16 @@ impl Assigner<'_> {
         instr: InstrId,
         callee: ComputationId,
         operand_slots: std::ops::Range<usize>,
-    ) -> Result<(), AssignError> {
-        if self.assigned_parameters(callee).is_none() {
-            let c = module.computation(caller);
-            let operands = c.operands(instr);
-            let wanted: Vec<Shape> = operands
+    ) -> Result<Option<Callee>, AssignError> {
+        let operands = Self::operand_shapes(module, caller, instr);
+        let wanted = || {
+            operands
                 .get(operand_slots.clone())
+                .map(<[Shape]>::to_vec)
                 .unwrap_or_default()
-                .iter()
-                .map(|&o| c.instruction(o).shape.clone())
-                .collect();
-            self.computation(module, callee, wanted)?;
-            return Ok(());
+        };
+        if let Some(needed) = self.needs(module, callee, wanted)? {
+            return Ok(Some(needed));
         }
         let assigned = self
             .assigned_parameters(callee)
@@ -325,45 +377,32 @@ impl Assigner<'_> {
             let slot = operand_slots.start + offset;
             self.convert_operand(computation, instr, slot as u32, shape);
         }
-        Ok(())
+        Ok(None)
     }
 
+    /// Assigns one instruction; `Some` asks for a callee to be assigned first, after which
+    /// the instruction is assigned again from the start (every step before is idempotent).
     fn instruction(
         &mut self,
         module: &mut Module,
         comp: ComputationId,
         instr: InstrId,
-    ) -> Result<(), AssignError> {
+    ) -> Result<Option<Callee>, AssignError> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
-            if i.opcode == Opcode::Parameter {
-                return Ok(());
-            }
             (i.opcode.clone(), i.shape.clone(), i.called.clone())
         };
-        // Operand shapes are read from the module where needed rather than copied up front:
-        // conversions insert new instructions but never change an operand's own shape.
-        let operands = module.computation(comp).operands(instr);
-        let operand_shape = |module: &Module, slot: usize| -> Option<Shape> {
-            operand(module, comp, &operands, slot).cloned()
-        };
+        let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
-            Opcode::Tuple => {
-                let c = module.computation(comp);
-                Shape::Tuple(
-                    operands
-                        .iter()
-                        .map(|&o| c.instruction(o).shape.clone())
-                        .collect(),
-                )
-            }
+            Opcode::Parameter => return Ok(None),
+            Opcode::Tuple => Shape::Tuple(operands.clone()),
             Opcode::GetTupleElement => {
                 let index = module
                     .computation(comp)
                     .instruction(instr)
                     .int_attribute("index");
-                match (operand(module, comp, &operands, 0), index) {
+                match (operands.first(), index) {
                     (Some(Shape::Tuple(elements)), Some(index)) => usize::try_from(index)
                         .ok()
                         .and_then(|i| elements.get(i).cloned())
@@ -372,26 +411,37 @@ impl Assigner<'_> {
                 }
             }
             Opcode::Call | Opcode::Fusion | Opcode::AsyncStart if called.len() == 1 => {
-                self.call_site(module, comp, instr, called[0], 0..operands.len())?;
+                let slots = 0..operands.len();
+                if let Some(needed) = self.call_site(module, comp, instr, called[0], slots)? {
+                    return Ok(Some(needed));
+                }
                 match opcode {
                     Opcode::AsyncStart => complete_tiles(&shape, target),
                     _ => Self::root_shape(module, called[0]).unwrap_or(shape.clone()),
                 }
             }
             Opcode::While if called.len() == 2 => {
-                let init = operand_shape(module, 0).unwrap_or(shape.clone());
+                let init = operands.first().cloned().unwrap_or(shape.clone());
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
-                self.computation(module, body, vec![init.clone()])?;
+                if let Some(needed) = self.needs(module, body, || vec![init.clone()])? {
+                    return Ok(Some(needed));
+                }
                 self.force_root(module, body, &init);
-                self.computation(module, condition, vec![init.clone()])?;
+                if let Some(needed) = self.needs(module, condition, || vec![init.clone()])? {
+                    return Ok(Some(needed));
+                }
                 init
             }
             Opcode::Conditional => {
                 let mut result: Option<Shape> = None;
                 for (branch_index, &branch) in called.iter().enumerate() {
                     let slot = branch_index + 1;
-                    self.call_site(module, comp, instr, branch, slot..slot + 1)?;
+                    if let Some(needed) =
+                        self.call_site(module, comp, instr, branch, slot..slot + 1)?
+                    {
+                        return Ok(Some(needed));
+                    }
                     match &result {
                         None => result = Self::root_shape(module, branch),
                         Some(first) => self.force_root(module, branch, first),
@@ -404,10 +454,11 @@ impl Assigner<'_> {
                     .computation(comp)
                     .instruction(instr)
                     .int_list_attribute("dimensions");
-                let operand_m2m = operand(module, comp, &operands, 0)
-                    .and_then(Shape::as_array)
-                    .map(minor_to_major_of);
-                match (shape.as_array(), operand_m2m, permutation) {
+                match (
+                    shape.as_array(),
+                    operands.first().and_then(minor_to_major),
+                    permutation,
+                ) {
                     (Some(array), Some(operand_m2m), Some(permutation)) => {
                         // Result dim i is operand dim permutation[i]: keep the physical order.
                         let m2m: Option<Vec<i64>> = operand_m2m
@@ -424,49 +475,36 @@ impl Assigner<'_> {
                     _ => self.free_result(&shape),
                 }
             }
-            op if op.keeps_layout() => {
-                let c = module.computation(comp);
-                match layout_leader(&shape, operands.iter().map(|&o| &c.instruction(o).shape)) {
-                    // Outputs of the leader's rank take its layout (variadic ops included).
-                    Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
-                        if leaf.rank() == rank {
-                            with_layout(leaf, m2m.clone(), target)
-                        } else {
-                            with_layout(leaf, preferred_minor_to_major(leaf), target)
-                        }
-                    }),
-                    None => self.free_result(&shape),
-                }
-            }
+            op if op.keeps_layout() => match layout_leader(&shape, &operands) {
+                // Outputs of the leader's rank take its layout (variadic ops included).
+                Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
+                    if leaf.rank() == rank {
+                        with_layout(leaf, m2m.clone(), target)
+                    } else {
+                        with_layout(leaf, preferred_layout(leaf).minor_to_major, target)
+                    }
+                }),
+                None => self.free_result(&shape),
+            },
             Opcode::CustomCall => complete_tiles(&shape, target),
             _ => self.free_result(&shape),
         };
+        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone();
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
-            let c = module.computation(comp);
-            let leader = layout_leader(
-                &new_shape,
-                operands.iter().map(|&o| &c.instruction(o).shape),
-            );
-            if let Some((rank, m2m)) = leader {
-                for slot in 0..operands.len() {
-                    let Some(operand_array) =
-                        operand(module, comp, &operands, slot).and_then(Shape::as_array)
-                    else {
+            if let Some((rank, m2m)) = layout_leader(&new_shape, &operands) {
+                let computation = module.computation_mut(comp);
+                for (slot, operand) in operands.iter().enumerate() {
+                    let Some(operand_array) = operand.as_array() else {
                         continue;
                     };
                     if operand_array.rank() != rank || rank == 0 {
                         continue;
                     }
-                    if *minor_to_major_of(operand_array) != m2m[..] {
+                    if operand_array.layout_or_default().minor_to_major != m2m {
                         let wanted = Shape::Array(with_layout(operand_array, m2m.clone(), target));
-                        self.convert_operand(
-                            module.computation_mut(comp),
-                            instr,
-                            slot as u32,
-                            &wanted,
-                        );
+                        self.convert_operand(computation, instr, slot as u32, &wanted);
                     }
                 }
             }
@@ -474,50 +512,44 @@ impl Assigner<'_> {
         // The matrix units read dot and convolution operands in the target's preferred
         // layout (descending, size-1 dims most-major); others are converted to it.
         if matches!(opcode, Opcode::Dot | Opcode::Convolution) {
-            for slot in 0..operands.len() {
-                let Some(operand_array) =
-                    operand(module, comp, &operands, slot).and_then(Shape::as_array)
-                else {
+            let computation = module.computation_mut(comp);
+            for (slot, operand) in operands.iter().enumerate() {
+                let Some(operand_array) = operand.as_array() else {
                     continue;
                 };
-                let preferred = preferred_minor_to_major(operand_array);
-                if *minor_to_major_of(operand_array) != preferred[..] {
+                let preferred = preferred_layout(operand_array).minor_to_major;
+                if operand_array.layout_or_default().minor_to_major != preferred {
                     let wanted = Shape::Array(with_layout(operand_array, preferred, target));
-                    self.convert_operand(module.computation_mut(comp), instr, slot as u32, &wanted);
+                    self.convert_operand(computation, instr, slot as u32, &wanted);
                 }
             }
         }
         // Reshapes and transposes that move no data are bitcasts.
         if matches!(opcode, Opcode::Reshape | Opcode::Transpose) {
-            let computation = module.computation(comp);
-            let bitcast = match (
-                operand(module, comp, &operands, 0).and_then(Shape::as_array),
+            let computation = module.computation_mut(comp);
+            if let (Some(from), Some(to)) = (
+                operands.first().and_then(Shape::as_array),
                 new_shape.as_array(),
             ) {
-                (Some(from), Some(to)) => {
-                    let how = match opcode {
-                        Opcode::Transpose => computation
-                            .instruction(instr)
-                            .int_list_attribute("dimensions"),
-                        _ => None,
-                    };
-                    let correspondence = match &how {
-                        Some(permutation) => Correspondence::Transpose(permutation),
-                        None => Correspondence::Reshape,
-                    };
-                    is_bitcast(from, to, correspondence).unwrap_or(false)
+                let how = match opcode {
+                    Opcode::Transpose => computation
+                        .instruction(instr)
+                        .int_list_attribute("dimensions"),
+                    _ => None,
+                };
+                let correspondence = match &how {
+                    Some(permutation) => Correspondence::Transpose(permutation),
+                    None => Correspondence::Reshape,
+                };
+                if is_bitcast(from, to, correspondence).unwrap_or(false) {
+                    let instruction = computation.instruction_mut(instr);
+                    instruction.opcode = Opcode::Bitcast;
+                    instruction.attributes.retain(|a| &*a.name != "dimensions");
+                    self.report.bitcasts_from_reshapes += 1;
                 }
-                _ => false,
-            };
-            if bitcast {
-                let instruction = module.computation_mut(comp).instruction_mut(instr);
-                instruction.opcode = Opcode::Bitcast;
-                instruction.attributes.retain(|a| &*a.name != "dimensions");
-                self.report.bitcasts_from_reshapes += 1;
             }
         }
-        module.computation_mut(comp).instruction_mut(instr).shape = new_shape;
-        Ok(())
+        Ok(None)
     }
 
     fn while_parts(
@@ -531,7 +563,8 @@ impl Assigner<'_> {
         let named = |attribute: &str| {
             instruction
                 .attribute(attribute)
-                .and_then(|name| module.called_computation(instruction, name))
+                .map(|name| name.trim_start_matches('%'))
+                .and_then(|name| self.names.get(name).copied())
         };
         match (named("condition"), named("body")) {
             (Some(condition), Some(body)) => (condition, body),
@@ -552,7 +585,7 @@ impl Assigner<'_> {
 
     fn free_result(&self, shape: &Shape) -> Shape {
         map_arrays(shape, &|array| {
-            with_layout(array, preferred_minor_to_major(array), self.target)
+            with_layout(array, preferred_layout(array).minor_to_major, self.target)
         })
     }
 
@@ -595,8 +628,8 @@ impl Assigner<'_> {
                     (Opcode::Bitcast, "bitcast")
                 } else {
                     self.report.copies_inserted += 1;
-                    self.report.copy_bytes +=
-                        crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    let bytes = crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    self.report.copy_bytes = self.report.copy_bytes.saturating_add(bytes);
                     (Opcode::Copy, "copy")
                 };
                 let mut instruction = Instruction::new(base, opcode, shape.clone());
@@ -624,6 +657,60 @@ impl Assigner<'_> {
                 computation.insert_before(before, tuple, &elements)
             }
             _ => value,
+        }
+    }
+}
+
+/// Compact tuple-element operands (`%t#1#0`) become `get-tuple-element` instructions, named
+/// and shared as XLA's parser makes them (`t_1`, `t_1_0`), so that every operand's shape is
+/// its producer's: assignment reads and converts operands by their producers' shapes.
+fn materialize_tuple_paths(module: &mut Module) {
+    for computation in &mut module.computations {
+        let users: Vec<InstrId> = computation
+            .order()
+            .iter()
+            .copied()
+            .filter(|&id| !computation.instruction(id).tuple_paths.is_empty())
+            .collect();
+        // Each (tuple, path prefix) is extracted once, before its first user.
+        let mut made: std::collections::HashMap<(InstrId, Vec<i64>), InstrId> =
+            std::collections::HashMap::new();
+        for user in users {
+            let paths = std::mem::take(&mut computation.instruction_mut(user).tuple_paths);
+            let mut kept = Vec::new();
+            for (slot, path) in paths {
+                let tuple = computation.operands(user).get(slot as usize).copied();
+                let valid = tuple.is_some_and(|t| {
+                    !path.is_empty() && computation.instruction(t).shape.subshape(&path).is_some()
+                });
+                let (Some(tuple), true) = (tuple, valid) else {
+                    // The verifier reports a path that leads nowhere; leave it as written.
+                    kept.push((slot, path));
+                    continue;
+                };
+                let mut value = tuple;
+                for depth in 1..=path.len() {
+                    let prefix = &path[..depth];
+                    if let Some(&existing) = made.get(&(tuple, prefix.to_vec())) {
+                        value = existing;
+                        continue;
+                    }
+                    let tuple_instruction = computation.instruction(tuple);
+                    let Some(shape) = tuple_instruction.shape.subshape(prefix).cloned() else {
+                        break;
+                    };
+                    let suffix: Vec<String> = prefix.iter().map(i64::to_string).collect();
+                    let name = format!("{}_{}", tuple_instruction.name, suffix.join("_"));
+                    let mut gte = Instruction::new(name, Opcode::GetTupleElement, shape);
+                    gte.style = computation.instruction(user).style;
+                    gte.span = computation.instruction(user).span;
+                    gte.set_attribute("index", &prefix[depth - 1].to_string());
+                    value = computation.insert_before(user, gte, &[value]);
+                    made.insert((tuple, prefix.to_vec()), value);
+                }
+                let _ = computation.replace_operand(user, slot, value);
+            }
+            computation.instruction_mut(user).tuple_paths = kept;
         }
     }
 }
@@ -746,15 +833,4 @@ fn update_entry_computation_layout(module: &mut Module) {
     if module.has_header {
         module.set_attribute("entry_computation_layout", &text);
     }
-}
-
-/// The shape of operand `slot` of an instruction whose operands are `operands`.
-fn operand<'m>(
-    module: &'m Module,
-    comp: ComputationId,
-    operands: &[InstrId],
-    slot: usize,
-) -> Option<&'m Shape> {
-    let c = module.computation(comp);
-    operands.get(slot).map(|&o| &c.instruction(o).shape)
 }

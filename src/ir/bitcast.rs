@@ -362,7 +362,7 @@ pub fn is_bitcast(
 pub fn brute_force(from: &PhysicalLayout, to: &PhysicalLayout, how: Correspondence<'_>) -> bool {
     let to_dims = to.logical_dims();
     let from_dims = from.logical_dims();
-    let n_total: i64 = to_dims.iter().product();
+    let n_total = to.logical_elements();
     let mut to_index = vec![0i64; to_dims.len()];
     let mut from_index = vec![0i64; from_dims.len()];
     for k in 0..n_total {

@@ -257,8 +257,16 @@ impl PhysicalLayout {
 
     /// Logical elements (bounded dims at their bound).
     pub fn logical_elements(&self) -> i64 {
-        // Checked against overflow when the storage dims (at least as large) were checked.
-        self.logical_dims.iter().product()
+        // With no zero dim this is at most the storage size, which was checked; with one, the
+        // other dims' product may overflow in a different order, so it is not formed.
+        if self.logical_dims.contains(&0) {
+            0
+        } else {
+            self.logical_dims
+                .iter()
+                .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                .unwrap_or(i64::MAX)
+        }
     }
 
     /// Bits one element occupies: `E(n)` when set, else 8 × the type's byte width.

@@ -97,10 +97,45 @@ pub enum LowerError {
     #[diagnostic(code(hlo::layout::size))]
     Size {
         reason: TilingError,
-        #[label("this layout")]
+        #[label("this {what}")]
+        span: Span,
+        /// `layout` when the span is the layout, else `shape`.
+        what: &'static str,
+    },
+    #[error("shapes nested more than {max} deep")]
+    #[diagnostic(
+        code(hlo::shape::too_deep),
+        help("tuples and the shapes inside layouts may enclose one another at most {max} deep")
+    )]
+    ShapeTooDeep {
+        max: usize,
+        #[label("one level too many")]
         span: Span,
     },
+    #[error("the array takes {bytes} bytes with its padding, over the limit of 2^48 (256 TiB)")]
+    #[diagnostic(
+        code(hlo::shape::too_large),
+        help("no device holds an array this large; the limit keeps all size arithmetic exact")
+    )]
+    TooLarge {
+        bytes: i64,
+        #[label("this {what}")]
+        span: Span,
+        what: &'static str,
+    },
 }
+
+/// Shapes may enclose one another (tuples, and shapes inside layouts) this deep. Real shapes
+/// nest a few levels; the limit keeps every text the printer makes of a module, which adds
+/// layouts and `entry_computation_layout={(...)}` around shapes, well inside the parser's
+/// bracket limit (`syntax::lexer::MAX_NESTING`), so that it reads back.
+pub const MAX_SHAPE_DEPTH: usize = 64;
+
+/// The most bytes an array written in text may take, padding included: 2^48 (256 TiB).
+/// Nothing real comes near it, and it leaves a factor of 2^14 below `i64::MAX` for the
+/// padding of tiles that layout assignment may give it later (a 1-element array padded to
+/// a whole tile grows by at most 4096), so sizes of assigned modules cannot overflow either.
+pub const MAX_ARRAY_BYTES: i64 = 1 << 48;
 
 /// The layout letters in the only order XLA accepts and prints.
 const LAYOUT_ATTRIBUTE_ORDER: [&str; 10] = ["D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"];
@@ -110,6 +145,7 @@ pub fn lower_shape(shape: &ast::Shape<'_>) -> Result<Shape, Vec<LowerError>> {
     let mut errors = Vec::new();
     let lowered = ShapeLowering {
         errors: &mut errors,
+        depth: 0,
     }
     .shape(shape);
     match lowered {
@@ -120,11 +156,13 @@ pub fn lower_shape(shape: &ast::Shape<'_>) -> Result<Shape, Vec<LowerError>> {
 
 struct ShapeLowering<'e> {
     errors: &'e mut Vec<LowerError>,
+    /// Shapes enclosing the one being lowered.
+    depth: usize,
 }
 
-/// True when the array's padded size cannot overflow: no tiles or tail padding, and the
-/// element count times the widest element fits. Most shapes are so; they skip building the
-/// whole tiling model just to learn that.
+/// True when the array's padded size is surely within [`MAX_ARRAY_BYTES`]: no tiles or tail
+/// padding, and the element count times the widest element fits. Most shapes are so; they
+/// skip building the whole tiling model just to learn that.
 fn size_surely_fits(array: &ArrayShape) -> bool {
     let plain = array.layout.as_ref().is_none_or(|layout| {
         layout.tiles.is_empty()
@@ -136,7 +174,7 @@ fn size_surely_fits(array: &ArrayShape) -> bool {
             .dims
             .iter()
             .try_fold(16i64, |bytes, dim| bytes.checked_mul(dim.extent()?.max(1)))
-            .is_some()
+            .is_some_and(|bytes| bytes <= MAX_ARRAY_BYTES)
 }
 
 fn parse_i64(word: &Word<'_>) -> Result<i64, LowerError> {
@@ -154,6 +192,20 @@ impl ShapeLowering<'_> {
     }
 
     fn shape(&mut self, shape: &ast::Shape<'_>) -> Option<Shape> {
+        if self.depth >= MAX_SHAPE_DEPTH {
+            self.errors.push(LowerError::ShapeTooDeep {
+                max: MAX_SHAPE_DEPTH,
+                span: shape.span(),
+            });
+            return None;
+        }
+        self.depth += 1;
+        let lowered = self.shape_here(shape);
+        self.depth -= 1;
+        lowered
+    }
+
+    fn shape_here(&mut self, shape: &ast::Shape<'_>) -> Option<Shape> {
         match shape {
             ast::Shape::Tuple { elements, .. } => {
                 let elements: Vec<Option<Shape>> = elements.iter().map(|e| self.shape(e)).collect();
@@ -215,19 +267,30 @@ impl ShapeLowering<'_> {
                     dims: lowered_dims,
                     layout: lowered_layout,
                 };
-                if let Some(layout_span) = layout
+                // The padded size must be computable and within the limit; unbounded dims
+                // have no size yet. Most shapes plainly fit and skip the tiling model.
+                let (size_span, what) = layout
                     .as_ref()
-                    .filter(|_| !size_surely_fits(&array))
-                    .map(|l| l.span)
-                {
-                    // The padded size must be computable; unbounded dims have no size yet.
-                    if let Err(reason @ TilingError::Overflow { .. }) = PhysicalLayout::new(&array)
-                    {
-                        self.errors.push(LowerError::Size {
-                            reason,
-                            span: layout_span,
-                        });
-                        return None;
+                    .map_or((*span, "shape"), |l| (l.span, "layout"));
+                if !size_surely_fits(&array) {
+                    match PhysicalLayout::new(&array) {
+                        Err(reason @ TilingError::Overflow { .. }) => {
+                            self.errors.push(LowerError::Size {
+                                reason,
+                                span: size_span,
+                                what,
+                            });
+                            return None;
+                        }
+                        Ok(memory) if memory.bytes() > MAX_ARRAY_BYTES => {
+                            self.errors.push(LowerError::TooLarge {
+                                bytes: memory.bytes(),
+                                span: size_span,
+                                what,
+                            });
+                            return None;
+                        }
+                        _ => {}
                     }
                 }
                 Some(Shape::Array(array))

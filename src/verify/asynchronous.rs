@@ -11,7 +11,7 @@ use crate::ir::shape::Shape;
 
 use super::attributes::{async_sugar, AsyncPart};
 use super::shapes::{compatible, strip_layouts};
-use super::VerifyError;
+use super::{Indexed, VerifyError};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
 fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {
@@ -32,7 +32,7 @@ fn has_async_form(shape: &Shape) -> bool {
 }
 
 /// The op a chain wraps: the sugar's op, or the root opcode of the called computation.
-fn wrapped_op(module: &Module, instruction: &Instruction) -> Option<Opcode> {
+fn wrapped_op(module: &Indexed<'_>, instruction: &Instruction) -> Option<Opcode> {
     if let Some((_, Some(op))) = part(instruction) {
         return Some(op);
     }
@@ -91,7 +91,7 @@ fn chain_thread<'a>(computation: &'a Computation, mut id: InstrId) -> &'a str {
 }
 
 /// Every problem with one instruction of an async chain.
-pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<String> {
+pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Vec<String> {
     let instruction = computation.instruction(id);
     let Some((part, _)) = part(instruction) else {
         return Vec::new();

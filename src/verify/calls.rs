@@ -2,12 +2,13 @@
 //! of `to_apply` agree with the computations they call (parameters against operands, roots
 //! against results).
 
-use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module};
+use crate::ir::module::{Computation, ComputationId, InstrId, Instruction};
 use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 
 use super::shapes::{compatible, strip_layouts};
+use super::Indexed;
 
 /// The parameter shapes of a computation by number, and its root shape.
 fn signature(computation: &Computation) -> (Vec<Shape>, Option<Shape>) {
@@ -29,7 +30,7 @@ fn pred_scalar() -> Shape {
 
 /// Every problem with the computations `instruction` calls, as messages.
 pub fn check(
-    module: &Module,
+    module: &Indexed<'_>,
     computation: &Computation,
     id: InstrId,
     operands: &[&Shape],
@@ -85,12 +86,22 @@ pub fn check(
 }
 
 /// The computation an attribute names, resolved by lowering.
-fn called_by(module: &Module, instruction: &Instruction, attribute: &str) -> Option<ComputationId> {
-    module.called_computation(instruction, instruction.attribute(attribute)?)
+fn called_by(
+    module: &Indexed<'_>,
+    instruction: &Instruction,
+    attribute: &str,
+) -> Option<ComputationId> {
+    let name = instruction.attribute(attribute)?;
+    let name = name.trim().trim_start_matches('%');
+    module.find_computation(name)
 }
 
 /// The computations of a `{%a, %b}` list attribute.
-fn called_list(module: &Module, instruction: &Instruction, attribute: &str) -> Vec<ComputationId> {
+fn called_list(
+    module: &Indexed<'_>,
+    instruction: &Instruction,
+    attribute: &str,
+) -> Vec<ComputationId> {
     let Some(text) = instruction.attribute(attribute) else {
         return Vec::new();
     };
@@ -142,7 +153,7 @@ fn result(callee: &Computation, expected: &Shape, errors: &mut Vec<String>) {
 }
 
 fn conditional(
-    module: &Module,
+    module: &Indexed<'_>,
     instruction: &Instruction,
     operands: &[&Shape],
     errors: &mut Vec<String>,
@@ -221,7 +232,7 @@ fn conditional(
 
 /// Reducers and comparators take as many parameters as their op gives them.
 fn reducer_arity(
-    module: &Module,
+    module: &Indexed<'_>,
     instruction: &Instruction,
     operand_count: usize,
     errors: &mut Vec<String>,

@@ -1,6 +1,68 @@
 //! Module header attributes whose values have a grammar of their own:
 //! `input_output_alias={ {0}: (0, {1}, may-alias), ... }` and `buffer_donor={ (0, {1}), ... }`.
 
+use crate::ir::module::Module;
+use crate::ir::shape::Shape;
+
+use super::shapes::{compatible, strip_layouts};
+
+/// Reads `entry_computation_layout={(a, b)->r}`: the parameter shapes and the result shape.
+pub(crate) fn entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {
+    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+    let split = inner.rfind(")->")?;
+    let parameters = crate::parse_shape(inner.get(..split + 1)?).ok()?;
+    let result = crate::parse_shape(inner.get(split + 3..)?).ok()?;
+    match parameters {
+        Shape::Tuple(parameters) => Some((parameters, result)),
+        _ => None,
+    }
+}
+
+/// `entry_computation_layout` agrees with the entry computation, as XLA's verifier demands
+/// (`VerifyEntryComputationLayout`): layout assignment takes the entry's layouts from it.
+pub fn entry_computation_layout(module: &Module) -> Vec<String> {
+    let Some(text) = module.attribute("entry_computation_layout") else {
+        return Vec::new();
+    };
+    let Some((parameters, result)) = entry_layout(text) else {
+        return vec![format!(
+            "entry_computation_layout: cannot read `{text}` as `{{(parameter shapes)->result shape}}`"
+        )];
+    };
+    let entry = module.entry();
+    let own = entry.parameters();
+    if own.len() != parameters.len() {
+        return vec![format!(
+            "Entry computation has {} parameters, but module's entry computation layout has {}",
+            own.len(),
+            parameters.len()
+        )];
+    }
+    let mut errors = Vec::new();
+    for ((number, id), given) in own.iter().zip(&parameters) {
+        let shape = &entry.instruction(*id).shape;
+        if !compatible(shape, given) {
+            errors.push(format!(
+                "Shape of the entry computation parameter {number} is {} should be compatible \
+                 to the one specified in module's entry computation layout {}",
+                strip_layouts(shape),
+                strip_layouts(given)
+            ));
+        }
+    }
+    if let Some(root) = entry.root().and_then(|r| entry.get(r)) {
+        if !compatible(&root.shape, &result) {
+            errors.push(format!(
+                "Shape of the root instruction of entry computation ({}) should be compatible \
+                 to one specified in module's entry computation layout ({})",
+                strip_layouts(&root.shape),
+                strip_layouts(&result)
+            ));
+        }
+    }
+    errors
+}
+
 /// A cursor over header attribute text.
 struct Cursor<'a> {
     text: &'a str,

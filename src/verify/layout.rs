@@ -37,8 +37,11 @@ pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String
                     continue;
                 }
                 // XLA ignores the element size where a pred meets a wider type.
+                // The element size belongs to the element type, so it may differ wherever the
+                // types do (an s32 scatter index beside an s4 result).
                 let ignore_element_size = matches!(opcode, Opcode::Convert | Opcode::Compare)
-                    || (*opcode == Opcode::Select && operand.element_type == PrimitiveType::Pred);
+                    || (*opcode == Opcode::Select && operand.element_type == PrimitiveType::Pred)
+                    || operand.element_type != result.element_type;
                 let operand_layout = operand.layout_or_default();
                 if !same_layout(&result_layout, &operand_layout, ignore_element_size) {
                     errors.push(format!(

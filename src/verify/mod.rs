@@ -19,13 +19,15 @@
 mod asynchronous;
 pub mod attributes;
 mod calls;
-mod header;
+pub(crate) mod header;
 mod layout;
 mod literals;
 mod semantic;
 pub mod shapes;
 
-use crate::ir::module::{Computation, InstrId, Module};
+use std::collections::HashMap;
+
+use crate::ir::module::{Computation, ComputationId, InstrId, Module};
 use crate::ir::opcode::Opcode;
 use crate::syntax::ast::Span;
 
@@ -76,10 +78,11 @@ pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<Verify
     }
     // Meaning is checked only on a sound graph: a cycle would make it loop.
     if errors.is_empty() {
+        let indexed = Indexed::new(module);
         for computation in &module.computations {
             parameters(computation, &mut errors);
             for &id in computation.order() {
-                instruction(module, computation, id, options, &mut errors);
+                instruction(&indexed, computation, id, options, &mut errors);
             }
         }
         asynchronous::shared_computations(module, &mut errors);
@@ -92,9 +95,40 @@ pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<Verify
     }
 }
 
+/// A module with its computations indexed by name, built once per run: the checks look a
+/// callee up by name at every call, and a module may hold 100,000 computations.
+pub(crate) struct Indexed<'m> {
+    module: &'m Module,
+    names: HashMap<&'m str, ComputationId>,
+}
+
+impl<'m> Indexed<'m> {
+    fn new(module: &'m Module) -> Indexed<'m> {
+        let mut names = HashMap::with_capacity(module.computations.len());
+        for (id, computation) in module.computation_ids().zip(&module.computations) {
+            // The first of a duplicated name, as `Module::find_computation` finds.
+            names.entry(computation.name.as_str()).or_insert(id);
+        }
+        Indexed { module, names }
+    }
+
+    /// `Module::find_computation` in O(1).
+    pub(crate) fn find_computation(&self, name: &str) -> Option<ComputationId> {
+        self.names.get(name).copied()
+    }
+}
+
+impl std::ops::Deref for Indexed<'_> {
+    type Target = Module;
+
+    fn deref(&self) -> &Module {
+        self.module
+    }
+}
+
 /// Every check of one instruction.
 fn instruction(
-    module: &Module,
+    module: &Indexed<'_>,
     computation: &Computation,
     id: InstrId,
     options: &VerifyOptions,
@@ -193,6 +227,9 @@ fn header_attributes(module: &Module, errors: &mut Vec<VerifyError>) {
                 errors.push(VerifyError::new(entry, None, format!("{name}: {message}")));
             }
         }
+    }
+    for message in header::entry_computation_layout(module) {
+        errors.push(VerifyError::new(entry, None, message));
     }
 }
 

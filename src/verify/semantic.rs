@@ -315,23 +315,28 @@ fn mesh_replica_groups(text: &str) -> Vec<String> {
                 let dims = iota.split(']').next().unwrap_or("");
                 dims.split(',')
                     .filter_map(|d| d.trim().parse::<i64>().ok())
-                    .product::<i64>()
+                    .try_fold(1i64, i64::checked_mul)
             } else {
-                split_top_level(inner, ',')
+                let listed = split_top_level(inner, ',')
                     .iter()
                     .filter(|s| !s.trim().is_empty())
-                    .count() as i64
+                    .count();
+                i64::try_from(listed).ok()
             });
         } else if let Some((name, size)) = item.rsplit_once('=') {
             names.push(name.trim().trim_matches(['\'', '"']).to_string());
             sizes.push(size.trim().parse::<i64>().unwrap_or(0));
         }
     }
-    let total: i64 = sizes.iter().product();
+    // Sizes are the text's integers: their product may overflow, and then no count matches.
+    let total = sizes.iter().try_fold(1i64, |acc, &s| acc.checked_mul(s));
+    let text = |n: Option<i64>| n.map_or("more than 2^63".to_string(), |n| n.to_string());
     if let Some(count) = device_count {
-        if count != total {
+        if count != total || count.is_none() {
             errors.push(format!(
-                "the mesh has {total} devices but device_ids lists {count}"
+                "the mesh has {} devices but device_ids lists {}",
+                text(total),
+                text(count)
             ));
         }
     }

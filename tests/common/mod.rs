@@ -168,3 +168,171 @@ pub fn scratch_directory(name: &str) -> PathBuf {
     std::fs::create_dir_all(&directory).expect("temp dir is writable");
     directory
 }
+
+/// How far a text got through [`run_everything`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reached {
+    /// Rejected by the parser or lowering.
+    Rejected,
+    /// Lowered, rejected by the verifier.
+    Lowered,
+    /// Verified; assignment refused it with an error.
+    Verified,
+    /// Verified, assigned, verified again in layout-sensitive mode, and the layout passes
+    /// ran on the result.
+    Assigned,
+}
+
+/// Checks that every diagnostic is clean: each label's span lies inside `source` on char
+/// boundaries, and the diagnostic renders with miette (the first few, to bound the time).
+pub fn clean_diagnostics<'a, E>(
+    source: &str,
+    errors: impl IntoIterator<Item = &'a E>,
+) -> Result<(), String>
+where
+    E: miette::Diagnostic + 'a,
+{
+    let handler =
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(80);
+    for (i, error) in errors.into_iter().enumerate() {
+        let mut labels: Vec<miette::LabeledSpan> = error.labels().into_iter().flatten().collect();
+        for related in error.related().into_iter().flatten() {
+            labels.extend(related.labels().into_iter().flatten());
+        }
+        for label in labels {
+            let (start, end) = (label.offset(), label.offset() + label.len());
+            if end > source.len()
+                || !source.is_char_boundary(start)
+                || !source.is_char_boundary(end)
+            {
+                return Err(format!(
+                    "diagnostic `{error}` has span {start}..{end} outside the input of {} bytes or \
+                     inside a character",
+                    source.len()
+                ));
+            }
+        }
+        if i < 8 {
+            let mut out = String::new();
+            handler
+                .render_report(&mut out, WithSource { error, source }.as_dyn())
+                .map_err(|e| format!("rendering `{error}`: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// A diagnostic lent the source text, to render it as the CLI does.
+struct WithSource<'a, E: ?Sized> {
+    error: &'a E,
+    source: &'a str,
+}
+
+impl<E: miette::Diagnostic + ?Sized> WithSource<'_, E> {
+    fn as_dyn(&self) -> &dyn miette::Diagnostic {
+        self
+    }
+}
+
+impl<E: miette::Diagnostic + ?Sized> std::fmt::Debug for WithSource<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.error.to_string(), f)
+    }
+}
+
+impl<E: miette::Diagnostic + ?Sized> std::fmt::Display for WithSource<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.error, f)
+    }
+}
+
+impl<E: miette::Diagnostic + ?Sized> std::error::Error for WithSource<'_, E> {}
+
+impl<E: miette::Diagnostic + ?Sized> miette::Diagnostic for WithSource<'_, E> {
+    fn code<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.error.code()
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.error.help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.error.labels()
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn miette::Diagnostic> + 'b>> {
+        self.error.related()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+}
+
+/// Runs `text` through everything the library does with a module: fmt (twice: a fixed
+/// point), parse and lower, verify in both modes, print the IR and read it back, and for a
+/// module that verifies: assign for tpu-v5e, verify the result in layout-sensitive mode,
+/// print and read it back, and run `simplify-layout-ops,dce,verify{layout-sensitive}` on
+/// it. Every rejection must be a clean diagnostic ([`clean_diagnostics`]). Panics are the
+/// caller's to catch; anything else wrong is the `Err`.
+pub fn run_everything(text: &str) -> Result<Reached, String> {
+    use hlo_layout::verify::{verify, VerifyOptions};
+    match hlo_layout::format_module(text) {
+        Ok(once) => {
+            let twice = hlo_layout::format_module(&once)
+                .map_err(|e| format!("fmt output does not parse: {e:?}"))?;
+            if once != twice {
+                return Err("fmt is not a fixed point".into());
+            }
+        }
+        Err(errors) => clean_diagnostics(text, &errors)?,
+    }
+    let mut module = match hlo_layout::parse_module(text) {
+        Ok(module) => module,
+        Err(errors) => {
+            clean_diagnostics(text, &errors)?;
+            return Ok(Reached::Rejected);
+        }
+    };
+    let sensitive = VerifyOptions {
+        layout_sensitive: true,
+    };
+    if let Err(errors) = verify(&module, &sensitive) {
+        clean_diagnostics(text, &errors)?;
+    }
+    if let Err(errors) = verify(&module, &VerifyOptions::default()) {
+        clean_diagnostics(text, &errors)?;
+        return Ok(Reached::Lowered);
+    }
+    let printed = hlo_layout::print::print_ir_module(&module);
+    if let Err(errors) = hlo_layout::parse_module(&printed) {
+        return Err(format!(
+            "the printed IR does not parse:\n{}",
+            render("printed", &printed, errors)
+        ));
+    }
+    let target = hlo_layout::ir::Target::default_tpu();
+    if let Err(error) = hlo_layout::assign::assign_layouts(&mut module, &target) {
+        clean_diagnostics(text, [&error])?;
+        return Ok(Reached::Verified);
+    }
+    if let Err(errors) = verify(&module, &sensitive) {
+        return Err(format!("the assigned module does not verify: {errors:?}"));
+    }
+    let assigned = hlo_layout::print::print_ir_module(&module);
+    if let Err(errors) = hlo_layout::parse_module(&assigned) {
+        return Err(format!(
+            "the assigned module's text does not parse:\n{}",
+            render("assigned", &assigned, errors)
+        ));
+    }
+    let spec = hlo_layout::pass::parse_pipeline("simplify-layout-ops,dce,verify{layout-sensitive}")
+        .map_err(|e| format!("{e:?}"))?;
+    let options = hlo_layout::pass::PipelineOptions {
+        verify: sensitive,
+        ..Default::default()
+    };
+    if let Err(error) = spec.instantiate("reliability", options).run(&mut module) {
+        return Err(format!(
+            "the layout passes fail on the assigned module: {error}"
+        ));
+    }
+    Ok(Reached::Assigned)
+}
