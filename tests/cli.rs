@@ -593,6 +593,29 @@ fn usage_errors_exit_2() {
     snapshot_runs("cli_usage_errors", &runs[..3]);
 }
 
+/// With `--format json` asked for, a usage error is the run's one JSON document, on stdout,
+/// still with exit code 2.
+#[test]
+fn usage_errors_in_json_are_one_document() {
+    for args in [
+        &["check", "--format", "json", EXAMPLE, "--bogus"][..],
+        &["stats", "--format=json", EXAMPLE, "--depth", "3"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.is_empty(), "{args:?}: {}", out.stderr);
+        let document: serde_json::Value =
+            serde_json::from_str(&out.stdout).expect("one JSON document");
+        assert_eq!(document["version"], 1);
+        assert_eq!(document["ok"], false);
+        assert_eq!(document["command"], args[0]);
+        assert_eq!(document["diagnostics"][0]["code"], "usage");
+        assert!(document["diagnostics"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unexpected argument")));
+    }
+}
+
 #[test]
 fn every_command_has_help_with_an_example() {
     for args in COMMANDS {

@@ -9,7 +9,7 @@
 //! - `--format json` prints one JSON document per invocation, `{"version": 1, ...}`, holding
 //!   results and diagnostics alike;
 //! - exit codes: 0 success; 1 invalid input, verification failure or a non-empty diff;
-//!   2 usage error (clap's own code).
+//!   2 usage error (clap's own code; with `--format json`, a JSON document saying so).
 
 mod assign;
 mod check;
@@ -120,7 +120,10 @@ pub enum Outcome {
 static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
 
 pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(error),
+    };
     let _ = COLOR.set(cli.color);
     install_diagnostic_handler(use_color(cli.color, Stream::Stderr));
     install_interrupt_handler();
@@ -140,6 +143,43 @@ pub fn main() -> std::process::ExitCode {
         Outcome::InvalidInput => std::process::ExitCode::from(1),
         Outcome::Usage => std::process::ExitCode::from(2),
     }
+}
+
+/// A command line clap rejects: its own text, unless the line asks for `--format json`, in
+/// which case the one JSON document of the run carries it as a `usage` diagnostic. Help and
+/// version requests are not errors and print as clap prints them.
+fn usage_error(error: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let wants_json = args
+        .windows(2)
+        .any(|pair| pair[0] == "--format" && pair[1] == "json")
+        || args.iter().any(|arg| arg == "--format=json");
+    let informational = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if informational || !wants_json {
+        error.exit();
+    }
+    let command = args.iter().find(|arg| !arg.starts_with('-')).cloned();
+    let message = error.render().to_string();
+    let document = json_text(&json!({
+        "version": JSON_VERSION,
+        "command": command,
+        "ok": false,
+        "diagnostics": [{
+            "code": "usage",
+            "severity": "error",
+            "message": message.trim_end(),
+            "help": null,
+            "labels": [],
+        }],
+    }));
+    print!("{document}");
+    std::process::ExitCode::from(2)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
