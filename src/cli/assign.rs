@@ -4,7 +4,7 @@ use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -28,6 +28,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Outcome {
     let target = Target::from_name(&args.target).unwrap_or_else(Target::default_tpu);
+    let json_wanted = args.output.format == Format::Json;
     run_files(
         "assign",
         &args.files,
@@ -53,13 +54,16 @@ pub fn run(args: Args) -> Outcome {
                 return output;
             }
             let mut json = Map::new();
-            json.insert(
-                "modules".into(),
-                Value::Array(vec![serde_json::to_value(
-                    hlo_layout::analysis::json::module_json(&module),
-                )
-                .unwrap_or(Value::Null)]),
-            );
+            // The JSON view of a big module is many times its text; build it only when asked.
+            if json_wanted {
+                json.insert(
+                    "modules".into(),
+                    Value::Array(vec![serde_json::to_value(
+                        hlo_layout::analysis::json::module_json(&module),
+                    )
+                    .unwrap_or(Value::Null)]),
+                );
+            }
             json.insert(
                 "report".into(),
                 serde_json::to_value(&report).unwrap_or(Value::Null),

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -24,6 +24,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
+    let json_wanted = args.output.format == Format::Json;
     run_files(
         "fmt",
         &args.files,
@@ -46,15 +47,17 @@ pub fn run(args: Args) -> Outcome {
                         }
                         out.push_str(&module);
                         // The JSON view needs the IR; a module that prints but does not lower
-                        // is still formatted, with its text alone.
-                        let json = match hlo_layout::parse_module_range(text, range) {
-                            Ok(ir) => {
-                                serde_json::to_value(hlo_layout::analysis::json::module_json(&ir))
-                                    .unwrap_or(Value::Null)
-                            }
-                            Err(_) => serde_json::json!({ "text": module }),
-                        };
-                        modules.push(json);
+                        // is still formatted, with its text alone. Text output needs neither.
+                        if json_wanted {
+                            let json = match hlo_layout::parse_module_range(text, range) {
+                                Ok(ir) => serde_json::to_value(
+                                    hlo_layout::analysis::json::module_json(&ir),
+                                )
+                                .unwrap_or(Value::Null),
+                                Err(_) => serde_json::json!({ "text": module }),
+                            };
+                            modules.push(json);
+                        }
                     }
                     Err(found) => errors.extend(found),
                 }

@@ -7,7 +7,9 @@ use hlo_layout::pass::{parse_pipeline, DumpOptions, PipelineOptions, DEFAULT_FIX
 
 use serde_json::{json, Map, Value};
 
-use super::{diagnostics, report_errors, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{
+    diagnostics, report_errors, run_files, FileOutput, Format, Header, Outcome, OutputArgs,
+};
 
 /// The pipeline name in dump file names.
 const PIPELINE: &str = "opt";
@@ -51,6 +53,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
+    let json_wanted = args.output.format == Format::Json;
     let spec = match parse_pipeline(&args.passes) {
         Ok(spec) => spec,
         Err(errors) => {
@@ -146,10 +149,12 @@ pub fn run(args: Args) -> Outcome {
                     out.push_str("// -----\n\n");
                 }
                 out.push_str(&hlo_layout::print::print_ir_module(module));
-                json_modules.push(
-                    serde_json::to_value(hlo_layout::analysis::json::module_json(module))
-                        .unwrap_or(Value::Null),
-                );
+                if json_wanted {
+                    json_modules.push(
+                        serde_json::to_value(hlo_layout::analysis::json::module_json(module))
+                            .unwrap_or(Value::Null),
+                    );
+                }
             }
             let mut json = Map::new();
             json.insert("modules".into(), Value::Array(json_modules));
