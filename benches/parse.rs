@@ -8,17 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-// The same allocator as the `hlo-layout` binary, so the figures are what users get.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::Instant;
+
+mod common;
 
 /// How many times each file is timed (best run kept); `HLO_BENCH_REPEATS` overrides it.
 fn repeats() -> usize {
-    std::env::var("HLO_BENCH_REPEATS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(7)
+    common::repeats(7)
 }
 
 fn main() {

@@ -13,15 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-// The same allocator as the `hlo-layout` binary, so the figures are what users get.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod common;
 
 fn repeats() -> usize {
-    std::env::var("HLO_BENCH_REPEATS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(3)
+    common::repeats(3)
 }
 
 /// The best time of `repeats()` runs of `f`, each on a fresh `setup()` value.
