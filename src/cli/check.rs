@@ -29,11 +29,7 @@ pub fn run(args: Args) -> Outcome {
         &args.output,
         Header::None,
         |file, text| {
-            let parts = if args.split_input_file {
-                hlo_layout::syntax::split_modules(text)
-            } else {
-                vec![0..text.len()]
-            };
+            let parts = super::module_ranges(text, args.split_input_file);
             let modules = parts.len();
             let errors: Vec<hlo_layout::Error> = parts
                 .into_iter()

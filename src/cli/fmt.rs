@@ -31,11 +31,7 @@ pub fn run(args: Args) -> Outcome {
         &args.output,
         Header::Comment,
         |file, text| {
-            let parts = if args.split_input_file {
-                hlo_layout::syntax::split_modules(text)
-            } else {
-                vec![0..text.len()]
-            };
+            let parts = super::module_ranges(text, args.split_input_file);
             let mut out = String::with_capacity(text.len() + text.len() / 8);
             let mut modules = Vec::new();
             let mut errors = Vec::new();

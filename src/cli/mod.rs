@@ -344,6 +344,16 @@ where
 // ---- input and output ----
 
 /// Reads a file, or standard input for `-`.
+/// The byte ranges of the modules of `text`: split at `// -----` lines with
+/// `--split-input-file`, else the whole text.
+pub fn module_ranges(text: &str, split_input_file: bool) -> Vec<std::ops::Range<usize>> {
+    if split_input_file {
+        hlo_layout::syntax::split_modules(text)
+    } else {
+        vec![0..text.len()]
+    }
+}
+
 pub fn read_input(file: &str) -> Result<String, Diag> {
     use std::io::Read;
     let mut bytes = Vec::new();

@@ -82,11 +82,7 @@ pub fn run(args: Args) -> Outcome {
         &args.output,
         Header::Comment,
         |file, text| {
-            let parts = if args.split_input_file {
-                hlo_layout::syntax::split_modules(text)
-            } else {
-                vec![0..text.len()]
-            };
+            let parts = super::module_ranges(text, args.split_input_file);
             let mut modules = Vec::with_capacity(parts.len());
             let mut errors = Vec::new();
             for range in parts {

@@ -38,6 +38,17 @@ pub enum AttrError {
 }
 
 /// Reads one integer as the lexer gives it (`-?[0-9]+`), rejecting anything outside `i64`.
+/// The names of a `{%a, %b}` list attribute (`control-predecessors`, `branch_computations`),
+/// without their `%`.
+pub fn name_list(text: &str) -> impl Iterator<Item = &str> {
+    text.trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .map(|name| name.trim().trim_start_matches('%'))
+        .filter(|name| !name.is_empty())
+}
+
 pub fn parse_int(text: &str) -> Result<i64, AttrError> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

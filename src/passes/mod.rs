@@ -8,16 +8,6 @@ pub mod verify;
 
 use crate::ir::module::{Computation, InstrId};
 
-/// Names in `control-predecessors={%a, %b}` text.
-pub(crate) fn control_predecessor_names(text: &str) -> impl Iterator<Item = &str> {
-    text.trim()
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .split(',')
-        .map(|name| name.trim().trim_start_matches('%'))
-        .filter(|name| !name.is_empty())
-}
-
 /// Instructions of `computation` that take part in a control dependency, either way:
 /// passes leave them alone, since removing or replacing them would drop an ordering edge.
 pub(crate) fn control_dependent(computation: &Computation) -> Vec<bool> {
@@ -36,7 +26,7 @@ pub(crate) fn control_dependent(computation: &Computation) -> Vec<bool> {
             continue;
         };
         marked[id.index()] = true;
-        for name in control_predecessor_names(text) {
+        for name in crate::ir::attrs::name_list(text) {
             if let Some(predecessor) = computation.find(name) {
                 marked[predecessor.index()] = true;
             }

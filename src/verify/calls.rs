@@ -105,12 +105,7 @@ fn called_list(
     let Some(text) = instruction.attribute(attribute) else {
         return Vec::new();
     };
-    text.trim()
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .split(',')
-        .map(|name| name.trim().trim_start_matches('%'))
-        .filter(|name| !name.is_empty())
+    crate::ir::attrs::name_list(text)
         .filter_map(|name| module.called_computation(instruction, name))
         .collect()
 }
