@@ -779,7 +779,7 @@ impl Printer {
 /// Gives every array the default layout if it has none (`layouts`), or drops all layouts.
 fn set_layouts(shape: &mut ir::Shape, layouts: bool) {
     match shape {
-        ir::Shape::Array(array) => {
+        ir::Shape::Array(array) | ir::Shape::Buffer(array) => {
             if !layouts {
                 array.layout = None;
             } else if array.layout.is_none() {
@@ -1056,6 +1056,11 @@ fn push_shape(out: &mut String, shape: &ir::Shape, layouts: bool) {
         }
         ir::Shape::Token => out.push_str("token[]"),
         ir::Shape::Opaque => out.push_str("opaque[]"),
+        ir::Shape::Buffer(array) => {
+            out.push_str("b(");
+            push_array_shape(out, array, layouts);
+            out.push(')');
+        }
     }
 }
 

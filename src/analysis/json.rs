@@ -133,8 +133,28 @@ pub fn shape_json(shape: &Shape) -> ShapeJson {
         minor_to_major: None,
         elements: None,
     };
-    match shape {
-        Shape::Array(array) => {
+    let array = match shape {
+        Shape::Array(array) => Some(array),
+        Shape::Buffer(array) => {
+            json.kind = "buffer";
+            Some(array)
+        }
+        Shape::Tuple(elements) => {
+            json.kind = "tuple";
+            json.elements = Some(elements.iter().map(shape_json).collect());
+            None
+        }
+        Shape::Token => {
+            json.kind = "token";
+            None
+        }
+        Shape::Opaque => {
+            json.kind = "opaque";
+            None
+        }
+    };
+    if let Some(array) = array {
+        {
             json.element_type = Some(array.element_type.name().to_string());
             json.dims = Some(
                 array
@@ -149,12 +169,6 @@ pub fn shape_json(shape: &Shape) -> ShapeJson {
             json.layout = Some(array.layout.as_ref().map(|l| l.to_string()));
             json.minor_to_major = Some(array.layout_or_default().minor_to_major);
         }
-        Shape::Tuple(elements) => {
-            json.kind = "tuple";
-            json.elements = Some(elements.iter().map(shape_json).collect());
-        }
-        Shape::Token => json.kind = "token",
-        Shape::Opaque => json.kind = "opaque",
     }
     json
 }

@@ -48,6 +48,9 @@ pub enum Shape {
     Tuple(Vec<Shape>),
     Token,
     Opaque,
+    /// `b(f32[2]{0})`: a buffer holding an array. Like XLA, nothing treats it as an array
+    /// (it is not among [`Shape::leaves`]); layout assignment leaves it as written.
+    Buffer(ArrayShape),
 }
 
 /// A dimension number outside `-rank..rank`.
@@ -162,7 +165,7 @@ impl Shape {
             match shape {
                 Shape::Array(array) => out.push(array),
                 Shape::Tuple(elements) => elements.iter().for_each(|e| walk(e, out)),
-                Shape::Token | Shape::Opaque => {}
+                Shape::Token | Shape::Opaque | Shape::Buffer(_) => {}
             }
         }
         walk(self, &mut out);
@@ -215,6 +218,7 @@ impl fmt::Display for Shape {
             }
             Shape::Token => f.write_str("token[]"),
             Shape::Opaque => f.write_str("opaque[]"),
+            Shape::Buffer(array) => write!(f, "b({array})"),
         }
     }
 }

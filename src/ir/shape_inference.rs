@@ -125,6 +125,7 @@ fn without_layouts(shape: &Shape) -> Shape {
         Shape::Tuple(elements) => Shape::Tuple(elements.iter().map(without_layouts).collect()),
         Shape::Token => Shape::Token,
         Shape::Opaque => Shape::Opaque,
+        Shape::Buffer(a) => Shape::Buffer(array(a.element_type, a.dims.clone())),
     }
 }
 

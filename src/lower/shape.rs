@@ -214,6 +214,15 @@ impl ShapeLowering<'_> {
                     .collect::<Option<Vec<_>>>()
                     .map(Shape::Tuple)
             }
+            // A buffer holds an array; `b(token[])` or `b((f32[]))` is not a shape.
+            ast::Shape::Buffer { array, .. } => match self.shape(array)? {
+                Shape::Array(array) => Some(Shape::Buffer(array)),
+                _ => {
+                    self.errors
+                        .push(LowerError::NotAnArrayShape { span: array.span() });
+                    None
+                }
+            },
             ast::Shape::Array {
                 element_type,
                 dims,

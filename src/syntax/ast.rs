@@ -56,12 +56,16 @@ pub enum Shape<'s> {
         elements: Vec<Shape<'s>>,
         span: Span,
     },
+    /// `b(f32[2]{0})`: a buffer holding an array (lowering checks that it is one).
+    Buffer { array: Box<Shape<'s>>, span: Span },
 }
 
 impl Shape<'_> {
     pub fn span(&self) -> Span {
         match self {
-            Shape::Array { span, .. } | Shape::Tuple { span, .. } => *span,
+            Shape::Array { span, .. } | Shape::Tuple { span, .. } | Shape::Buffer { span, .. } => {
+                *span
+            }
         }
     }
 }

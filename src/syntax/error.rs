@@ -184,7 +184,7 @@ fn expected_help(expected: &[String]) -> Option<String> {
                 "raw {...}" | "{integers}" | "layout {integers}" => "`{`".to_string(),
                 "[integers]" => "`[`".to_string(),
                 // Tokens the lexer makes of common forms read like what they stand for.
-                "simple shape" => "shape".to_string(),
+                "simple shape" | "b" => "shape".to_string(),
                 "operand names" => "`(`".to_string(),
                 "table keyword" => {
                     "`FileNames`, `FunctionNames`, `FileLocations` or `StackFrames`".to_string()

@@ -230,6 +230,24 @@ pub(crate) fn skip_trivia(mut rest: &str) -> &str {
     }
 }
 
+/// After the word `b`: `(` and an element type with its `[`, the start of a buffer shape
+/// `b(f32[2]{0})`.
+fn opens_buffer(rest: &str) -> bool {
+    let Some(inside) = skip_trivia(rest).strip_prefix('(') else {
+        return false;
+    };
+    let inside = skip_trivia(inside);
+    if !inside
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    let word_len = inside.bytes().take_while(|&b| is_ident_byte(b)).count();
+    skip_trivia(&inside[word_len..]).starts_with('[')
+}
+
 /// The length of `[2,3]` or `{1,0}` (digits and commas only, as the integer-list tokens
 /// are) at the start of `bytes`, given its brackets.
 fn int_list_len(bytes: &[u8], open: u8, close: u8) -> Option<usize> {
@@ -516,6 +534,7 @@ impl<'s> Iterator for Lexer<'s> {
                 }
                 Token::Equal
             }
+            Ok(Token::Ident("b")) if opens_buffer(self.inner.remainder()) => Token::Buffer,
             Ok(Token::Ident(word)) => {
                 if result_shape {
                     if let Some(len) = simple_shape_len(self.inner.remainder()) {
@@ -613,6 +632,18 @@ mod tests {
         assert_eq!(kinds("f32[] {\n ROOT")[2], Token::BodyOpen);
         assert_eq!(kinds("f32[]{:T(256)}")[2], Token::LayoutBrace);
         assert_eq!(kinds("f32[]{:T(256)}")[4], Token::Call("T"));
+    }
+
+    #[test]
+    fn buffer_only_where_an_array_shape_follows() {
+        assert_eq!(kinds("b(f32[2]{0})")[0], Token::Buffer);
+        assert_eq!(kinds("b( /* c */ s8 [2])")[0], Token::Buffer);
+        // An opcode or computation named `b` stays a word.
+        assert_eq!(kinds("b(c)")[0], Token::Call("b"));
+        assert_eq!(kinds("b(%c)")[0], Token::Call("b"));
+        assert_eq!(kinds("b(p: f32[])")[0], Token::Call("b"));
+        assert_eq!(kinds("b((f32[2]))")[0], Token::Call("b"));
+        assert_eq!(kinds("bf(f32[2])")[0], Token::Call("bf"));
     }
 
     #[test]

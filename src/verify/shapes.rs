@@ -43,7 +43,7 @@ pub fn strip_layouts(shape: &Shape) -> Shape {
 /// layouts and dynamism ignored (an unbounded dim matches any size).
 pub fn compatible(a: &Shape, b: &Shape) -> bool {
     match (a, b) {
-        (Shape::Array(x), Shape::Array(y)) => {
+        (Shape::Array(x), Shape::Array(y)) | (Shape::Buffer(x), Shape::Buffer(y)) => {
             x.element_type == y.element_type
                 && x.rank() == y.rank()
                 && x.dims
