@@ -192,3 +192,38 @@ fn fmt_of_a_tuple_in_spaced_fields_is_a_fixed_point() {
     assert!(!once.contains("/*index="), "{once}");
     assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
 }
+
+/// Result shapes the lexer reads whole are lowered from their text; when that fails, the
+/// diagnostics must be those of the token-by-token path.
+#[test]
+fn whole_read_shapes_report_errors_as_the_token_path_does() {
+    let shapes = [
+        "f32[2,3]{1,0}",
+        "f32[2,3]",
+        "f32[]",
+        "f32[2,3]{0,0}",
+        "f32[2,3]{2,0}",
+        "f32[2,3]{0}",
+        "f32[99999999999999999999]",
+        "f32[2]{99999999999999999999}",
+        "f32[4294967296,4294967296,4294967296]{2,1,0}",
+        "token[2]",
+        "opaque[]{}",
+        "foo[2]{0}",
+        "s4[3,5]{0,1}",
+    ];
+    for shape in shapes {
+        let text = format!("ENTRY e {{\n  ROOT p = {shape} parameter(0)\n}}\n");
+        let range = 0..text.len();
+        let fast = hlo_layout::syntax::parse_module_range(&text, range.clone()).unwrap();
+        let plain = hlo_layout::syntax::parse_module_range_without_shortcuts(&text, range).unwrap();
+        let render = |result: Result<String, Vec<hlo_layout::lower::LowerError>>| {
+            result.map_err(|errors| common::render("input", &text, errors))
+        };
+        assert_eq!(
+            render(hlo_layout::print::print_module(&fast)),
+            render(hlo_layout::print::print_module(&plain)),
+            "{shape}"
+        );
+    }
+}

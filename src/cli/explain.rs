@@ -377,6 +377,7 @@ fn report_layout_error(args: &Args, shape: &ArrayShape, reason: TilingError) -> 
 fn dim_span(text: &str, dim: usize) -> Option<SourceSpan> {
     match hlo_layout::syntax::parse_shape(text).ok()? {
         ast::Shape::Array { dims, .. } => dims.get(dim).map(|d| d.span.into()),
+        ast::Shape::Simple(simple) => simple.dims().nth(dim).map(|d| d.span.into()),
         ast::Shape::Tuple { .. } | ast::Shape::Buffer { .. } => None,
     }
 }

@@ -223,6 +223,9 @@ impl ShapeLowering<'_> {
                     None
                 }
             },
+            ast::Shape::Simple(simple) => self
+                .simple(simple)
+                .or_else(|| self.shape_here(&simple.expand())),
             ast::Shape::Array {
                 element_type,
                 dims,
@@ -305,6 +308,39 @@ impl ShapeLowering<'_> {
                 Some(Shape::Array(array))
             }
         }
+    }
+
+    /// A shape the lexer read whole, lowered straight from its text. `None` when anything is
+    /// amiss; the general path then lowers it again and says what.
+    fn simple(&mut self, simple: &ast::SimpleShape<'_>) -> Option<Shape> {
+        let element_type =
+            PrimitiveType::from_name(simple.element_type().text).filter(|ty| ty.is_array_type())?;
+        let dims = simple
+            .dims()
+            .map(|size| size.text.parse::<i64>().ok().map(Dim::Static))
+            .collect::<Option<Vec<Dim>>>()?;
+        let layout = match simple.minor_to_major() {
+            None => None,
+            Some(words) => {
+                let minor_to_major = words
+                    .map(|word| word.text.parse::<i64>().ok())
+                    .collect::<Option<Vec<i64>>>()?;
+                let layout = Layout {
+                    minor_to_major,
+                    ..Layout::default()
+                };
+                if !layout.check_for_rank(dims.len()).is_empty() {
+                    return None;
+                }
+                Some(layout)
+            }
+        };
+        let array = ArrayShape {
+            element_type,
+            dims,
+            layout,
+        };
+        size_surely_fits(&array).then_some(Shape::Array(array))
     }
 
     fn layout(&mut self, layout: &ast::Layout<'_>, rank: usize) -> Option<Layout> {

@@ -58,6 +58,8 @@ pub enum Shape<'s> {
     },
     /// `b(f32[2]{0})`: a buffer holding an array (lowering checks that it is one).
     Buffer { array: Box<Shape<'s>>, span: Span },
+    /// An instruction's result shape that the lexer read whole; see [`SimpleShape`].
+    Simple(SimpleShape<'s>),
 }
 
 impl Shape<'_> {
@@ -66,6 +68,7 @@ impl Shape<'_> {
             Shape::Array { span, .. } | Shape::Tuple { span, .. } | Shape::Buffer { span, .. } => {
                 *span
             }
+            Shape::Simple(simple) => simple.span(),
         }
     }
 }
@@ -416,33 +419,13 @@ impl Term<'_> {
 /// The integers of an integer-list token (`[2,3]`, `{1,0}`) that starts at byte `start`,
 /// with their spans. The lexer has checked the token's form, so this only splits it.
 pub fn int_words(token: &str, start: usize) -> Vec<Word<'_>> {
-    let inner = token.get(1..token.len().saturating_sub(1)).unwrap_or("");
-    let mut words = Vec::new();
-    if inner.is_empty() {
-        return words;
-    }
-    // A byte loop: these lists are short and there is one in nearly every line, where
-    // `str::split`'s searcher costs more than the work.
-    words.reserve(inner.len() / 2 + 1);
-    let mut item_start = 0;
-    for (i, byte) in inner.bytes().chain(std::iter::once(b',')).enumerate() {
-        if byte == b',' {
-            let text = &inner[item_start..i];
-            let offset = start + 1 + item_start;
-            words.push(Word {
-                text,
-                span: Span::new(offset, offset + text.len()),
-            });
-            item_start = i + 1;
-        }
-    }
-    words
+    IntWords::new(token, start).collect()
 }
 
 /// The terms of an integer-list token, separators included, as [`List::terms`] holds them.
 pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
     let mut terms = Vec::new();
-    for (i, word) in int_words(token, start).into_iter().enumerate() {
+    for (i, word) in IntWords::new(token, start).enumerate() {
         if i > 0 {
             terms.push(Term::Separator(Span::new(
                 word.span.start - 1,
@@ -454,72 +437,157 @@ pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
     terms
 }
 
-/// The tree of a [`Token::SimpleShape`](super::token::Token::SimpleShape) `f32[2,3]{1,0}`
-/// that starts at byte `start`. The lexer has checked the form, so this only splits it.
-pub fn simple_shape(text: &str, start: usize) -> Shape<'_> {
-    let bytes = text.as_bytes();
-    let bracket = bytes.iter().position(|&b| b == b'[').unwrap_or(text.len());
-    let brace = bytes[bracket..]
-        .iter()
-        .position(|&b| b == b'{')
-        .map_or(text.len(), |i| bracket + i);
-    let element_type = Word {
-        text: &text[..bracket],
-        span: Span::new(start, start + bracket),
-    };
-    let dims = int_words(&text[bracket..brace], start + bracket)
-        .into_iter()
-        .map(|size| Dim {
-            kind: DimKind::Static,
-            size: Some(size),
-            span: size.span,
-        })
-        .collect();
-    let layout = (brace < text.len()).then(|| {
-        Box::new(Layout {
-            minor_to_major: int_words(&text[brace..], start + brace),
-            items: Vec::new(),
-            span: Span::new(start + brace, start + text.len()),
-        })
-    });
-    Shape::Array {
-        element_type,
-        dims,
-        layout,
-        span: Span::new(start, start + text.len()),
+/// A shape of the plain form `f32[2,3]` or `f32[2,3]{1,0}` (static dims, a layout of integers
+/// only) that the lexer read as one [`Token::SimpleShape`](super::token::Token::SimpleShape).
+/// Most result shapes are so; the tree keeps the text, and its parts are split when asked
+/// for, so parsing builds nothing for them. The lexer has checked the form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimpleShape<'s> {
+    pub text: &'s str,
+    /// Where the text starts in the source.
+    pub start: usize,
+}
+
+impl<'s> SimpleShape<'s> {
+    pub fn span(&self) -> Span {
+        Span::new(self.start, self.start + self.text.len())
+    }
+
+    fn bracket(&self) -> usize {
+        self.text.find('[').unwrap_or(self.text.len())
+    }
+
+    fn brace(&self) -> usize {
+        let bracket = self.bracket();
+        self.text[bracket..]
+            .find('{')
+            .map_or(self.text.len(), |i| bracket + i)
+    }
+
+    pub fn element_type(&self) -> Word<'s> {
+        let bracket = self.bracket();
+        Word {
+            text: &self.text[..bracket],
+            span: Span::new(self.start, self.start + bracket),
+        }
+    }
+
+    /// The dims' sizes, in order.
+    pub fn dims(&self) -> IntWords<'s> {
+        let (bracket, brace) = (self.bracket(), self.brace());
+        IntWords::new(&self.text[bracket..brace], self.start + bracket)
+    }
+
+    /// The layout's minor_to_major, if a layout is written.
+    pub fn minor_to_major(&self) -> Option<IntWords<'s>> {
+        let brace = self.brace();
+        (brace < self.text.len()).then(|| IntWords::new(&self.text[brace..], self.start + brace))
+    }
+
+    /// The same shape as the general tree, as the token-by-token parse builds it.
+    pub fn expand(&self) -> Shape<'s> {
+        let dims = self
+            .dims()
+            .map(|size| Dim {
+                kind: DimKind::Static,
+                size: Some(size),
+                span: size.span,
+            })
+            .collect();
+        let brace = self.brace();
+        let layout = self.minor_to_major().map(|minor_to_major| {
+            Box::new(Layout {
+                minor_to_major: minor_to_major.collect(),
+                items: Vec::new(),
+                span: Span::new(self.start + brace, self.start + self.text.len()),
+            })
+        });
+        Shape::Array {
+            element_type: self.element_type(),
+            dims,
+            layout,
+            span: self.span(),
+        }
+    }
+}
+
+/// The integers of an integer-list token (`[2,3]`, `{1,0}`), with their spans.
+#[derive(Clone, Debug)]
+pub struct IntWords<'s> {
+    /// What is left between the brackets.
+    rest: &'s str,
+    /// Where `rest` starts in the source.
+    offset: usize,
+}
+
+impl<'s> IntWords<'s> {
+    /// `token` is the list with its brackets, starting at byte `start` of the source.
+    pub fn new(token: &'s str, start: usize) -> IntWords<'s> {
+        IntWords {
+            rest: token.get(1..token.len().saturating_sub(1)).unwrap_or(""),
+            offset: start + 1,
+        }
+    }
+}
+
+impl<'s> Iterator for IntWords<'s> {
+    type Item = Word<'s>;
+
+    fn next(&mut self) -> Option<Word<'s>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let len = self
+            .rest
+            .bytes()
+            .position(|b| b == b',')
+            .unwrap_or(self.rest.len());
+        let word = Word {
+            text: &self.rest[..len],
+            span: Span::new(self.offset, self.offset + len),
+        };
+        let taken = (len + 1).min(self.rest.len());
+        self.rest = &self.rest[taken..];
+        self.offset += taken;
+        Some(word)
     }
 }
 
 /// The operands of a [`Token::OperandNames`](super::token::Token::OperandNames)
 /// `(%a, %b, /*index=2*/%c)` that starts at byte `start`.
 pub fn operand_names(text: &str, start: usize) -> Vec<Operand<'_>> {
-    let inner = &text[1..text.len() - 1];
-    let mut operands = Vec::with_capacity(inner.len() / 8 + 1);
-    let mut offset = start + 1;
-    for item in inner.split(',') {
-        let trimmed = item.trim_start_matches(' ');
-        // Skip an `/*index=N*/` comment.
-        let trimmed = match trimmed.strip_prefix("/*") {
-            Some(comment) => comment
-                .find("*/")
-                .map_or(trimmed, |end| comment[end + 2..].trim_start_matches(' ')),
-            None => trimmed,
-        };
-        let name_start = offset + (item.len() - trimmed.len());
-        let (text, percent) = match trimmed.strip_prefix('%') {
-            Some(name) => (name, true),
-            None => (trimmed, false),
-        };
+    // A byte loop over the form the lexer checked: names end at `,` or the closing `)`, and
+    // only spaces and `/*index=N*/` comments come between them.
+    let bytes = text.as_bytes();
+    let end = text.len().saturating_sub(1);
+    let mut operands = Vec::with_capacity(end / 8 + 1);
+    let mut i = 1;
+    while i < end {
+        while bytes.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if bytes.get(i) == Some(&b'/') {
+            i = text[i..].find("*/").map_or(end, |close| i + close + 2);
+            while bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        }
+        let name_start = i;
+        let percent = bytes.get(i) == Some(&b'%');
+        let text_start = i + usize::from(percent);
+        while i < end && bytes[i] != b',' {
+            i += 1;
+        }
         operands.push(Operand::Ref {
             shape: None,
             name: Name {
-                text,
+                text: &text[text_start.min(i)..i],
                 percent,
-                span: Span::new(name_start, name_start + trimmed.len()),
+                span: Span::new(start + name_start, start + i),
             },
             indices: Vec::new(),
         });
-        offset += item.len() + 1;
+        i += 1;
     }
     operands
 }
