@@ -922,6 +922,18 @@ fn glued(
         return !before.is_some_and(|b| list(b, Delimiter::Brace));
     }
     match (previous, next) {
+        // A word would take in what follows it: `an ->` glued reads as the word `an-` and a
+        // `>`, `a =` as the attribute name `a=`, `1 ...` as the number `1.`.
+        (Term::Word(_, WordKind::Ident | WordKind::Name), Term::Word(p, WordKind::Punct))
+            if p.text.starts_with(['-', '.', '=', ':']) =>
+        {
+            false
+        }
+        (Term::Word(_, WordKind::Int), Term::Word(p, WordKind::Punct))
+            if p.text.starts_with('.') =>
+        {
+            false
+        }
         (_, Term::Word(_, WordKind::Punct)) => true,
         (Term::Word(_, WordKind::Punct), _) => true,
         (Term::Word(_, WordKind::NameColon), _) => true,

@@ -227,3 +227,19 @@ fn whole_read_shapes_report_errors_as_the_token_path_does() {
         );
     }
 }
+
+/// Found by fuzzing (module target): a word glued to the punctuation after it lexed as
+/// another token (`an->` is the word `an-` and `>`), so fmt's output did not read back.
+#[test]
+fn fmt_keeps_a_space_where_gluing_would_change_the_tokens() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/regressions/word_before_arrow.hlo"
+    ))
+    .unwrap();
+    let once = hlo_layout::format_module(&text).unwrap();
+    for spaced in ["an ->", "%n ...", "1 ...", "b :"] {
+        assert!(once.contains(spaced), "{spaced} in {once}");
+    }
+    assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
+}
