@@ -164,6 +164,18 @@ fn assign_report_and_json() {
 // ---- stats ----
 
 #[test]
+fn assign_points_at_a_recursive_computation() {
+    let out = run(&[
+        "assign",
+        "tests/inputs/cli/recursive.hlo",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    snapshot_runs("cli_assign_recursive", &[out]);
+}
+
+#[test]
 fn stats_text_per_module_and_computation() {
     snapshot_runs(
         "cli_stats",

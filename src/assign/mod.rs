@@ -47,22 +47,34 @@ use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
+use crate::syntax::ast::Span;
 use crate::verify::header::entry_layout;
 use crate::verify::shapes::compatible;
 
 /// Why assignment could not finish.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum AssignError {
-    #[error("computation `{0}` calls itself, directly or through others")]
-    #[diagnostic(code(hlo::assign::recursion))]
-    Recursion(String),
-    #[error("`{instruction}` in `{computation}`: {message}")]
-    #[diagnostic(code(hlo::assign::unsupported))]
-    Unsupported {
+    /// Layouts flow from callers into callees, so a call cycle has no order to assign in.
+    /// The verifier rejects such modules too; this is for callers that skip it.
+    #[error("computation `{computation}` calls itself, directly or through others")]
+    #[diagnostic(
+        code(hlo::assign::recursion),
+        help("HLO computations cannot be recursive; a loop is a `while`")
+    )]
+    Recursion {
         computation: String,
-        instruction: String,
-        message: String,
+        #[label("this computation")]
+        span: Span,
     },
+}
+
+impl AssignError {
+    fn recursion(computation: &Computation) -> AssignError {
+        AssignError::Recursion {
+            computation: computation.name.clone(),
+            span: computation.span,
+        }
+    }
 }
 
 /// Assigns layouts to every array of `module` for `target`, in place.
@@ -285,7 +297,7 @@ impl Assigner<'_> {
     ) -> Result<Option<Frame>, AssignError> {
         match &self.state[id.0 as usize] {
             State::InProgress => {
-                return Err(AssignError::Recursion(module.computation(id).name.clone()));
+                return Err(AssignError::recursion(module.computation(id)));
             }
             State::Done(_) => return Ok(None),
             State::Pending => {}
@@ -318,9 +330,7 @@ impl Assigner<'_> {
                 id: callee,
                 parameters: parameters(),
             })),
-            State::InProgress => Err(AssignError::Recursion(
-                module.computation(callee).name.clone(),
-            )),
+            State::InProgress => Err(AssignError::recursion(module.computation(callee))),
             State::Done(_) => Ok(None),
         }
     }
