@@ -969,7 +969,7 @@ fn style_of(instruction: &ast::Instruction<'_>) -> PrintStyle {
 fn with_default_layouts(mut shape: Shape) -> Shape {
     fn fill(shape: &mut Shape) {
         match shape {
-            Shape::Array(array) if array.layout.is_none() => {
+            Shape::Array(array) | Shape::Buffer(array) if array.layout.is_none() => {
                 array.layout = Some(crate::ir::Layout::descending(array.rank()));
             }
             Shape::Tuple(elements) => elements.iter_mut().for_each(fill),
