@@ -651,28 +651,32 @@ impl Printer {
         if padded {
             self.out.push(' ');
         }
-        let mut previous: &[Term<'_>] = &[];
-        for (i, item) in list.items().enumerate() {
-            if i > 0 {
-                let tight = match style {
-                    Style::Tight => true,
-                    Style::Spaced => {
-                        self.out.push(' ');
-                        false
-                    }
-                    Style::Padded => false,
-                    Style::Literal => false,
-                    Style::Default | Style::Sharding => default_tight(list, previous, item),
-                };
-                if style != Style::Spaced {
-                    self.out.push_str(if tight { "," } else { ", " });
-                }
-                if index_comments && i % 5 == 0 {
-                    let _ = write!(self.out, "/*index={i}*/");
-                }
+        if style == Style::Spaced {
+            // Space-separated items read back as one item of juxtaposed terms, so they print
+            // as that one item does, or `[2, =6]` would print `[2 =6]` and then `[2=6]`.
+            if list.item_count() <= 1 {
+                self.term_seq(&list.terms, inner, indent);
+            } else {
+                let terms: Vec<Term<'_>> = list.item_terms().cloned().collect();
+                self.term_seq(&terms, inner, indent);
             }
-            self.term_seq(item, inner, indent);
-            previous = item;
+        } else {
+            let mut previous: &[Term<'_>] = &[];
+            for (i, item) in list.items().enumerate() {
+                if i > 0 {
+                    let tight = match style {
+                        Style::Tight => true,
+                        Style::Spaced | Style::Padded | Style::Literal => false,
+                        Style::Default | Style::Sharding => default_tight(list, previous, item),
+                    };
+                    self.out.push_str(if tight { "," } else { ", " });
+                    if index_comments && i % 5 == 0 {
+                        let _ = write!(self.out, "/*index={i}*/");
+                    }
+                }
+                self.term_seq(item, inner, indent);
+                previous = item;
+            }
         }
         if padded {
             self.out.push(' ');

@@ -243,3 +243,17 @@ fn fmt_keeps_a_space_where_gluing_would_change_the_tokens() {
     }
     assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
 }
+
+/// Found by fuzzing (module target): items of a list in a space-separated value printed with a
+/// space before each, which reads back as one item that prints differently.
+#[test]
+fn fmt_of_a_list_in_spaced_fields_is_a_fixed_point() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/inputs/regressions/spaced_list_items.hlo"
+    ))
+    .unwrap();
+    let once = hlo_layout::format_module(&text).unwrap();
+    assert!(once.contains("w[4 2=6 24]"), "{once}");
+    assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
+}
