@@ -202,3 +202,42 @@ fn s4_scatter_with_s32_indices_assigns_and_verifies() {
     let (module, _) = assign_text(&regression_input("scatter_s4_indices.hlo"), "tpu-v5e");
     assert!(module.contains("E(4)"), "{module}");
 }
+
+/// Found by fuzzing (assign target): a bitcast that changes the element type or count has no
+/// reading as reshape and transposes; assignment refuses it and leaves the module as it was.
+#[test]
+fn bitcast_that_changes_the_element_type_or_count_is_an_error() {
+    let text = regression_input("bitcast_changes_type.hlo");
+    for to in ["f16[8,8,128]", "f32[8,8,64]"] {
+        let text = text.replacen("f16[8,8,128]", to, 1);
+        let mut module = hlo_layout::parse_module(&text).unwrap();
+        verify(&module, &VerifyOptions::default()).expect("XLA's verifier takes any bitcast");
+        let before = hlo_layout::print::print_ir_module(&module);
+        let error =
+            hlo_layout::assign::assign_layouts(&mut module, &Target::from_name("tpu-v5e").unwrap())
+                .expect_err("refused");
+        assert!(
+            error
+                .to_string()
+                .contains("`b` in `e` bitcasts f32[64,128]"),
+            "{error}"
+        );
+        assert_eq!(hlo_layout::print::print_ir_module(&module), before);
+    }
+    // One width, same dims and order: the elementwise reinterpretation XLA calls
+    // bitcast-convert, as real dumps have it.
+    let reinterpret = text.replacen("f16[8,8,128]", "s32[64,128]", 1);
+    let (module, _) = assign_text(&reinterpret, "tpu-v5e");
+    assert!(
+        module.contains("ROOT b = s32[64,128]{1,0:T(8,128)} bitcast-convert(n)"),
+        "{module}"
+    );
+    let same = text
+        .replace("  ROOT b = f16[8,8,128] bitcast(n)\n", "")
+        .replace("  same", "  ROOT same");
+    let (module, _) = assign_text(&same, "tpu-v5e");
+    assert!(
+        module.contains("= f32[8,8,128]{2,1,0:T(8,128)} bitcast(n)"),
+        "{module}"
+    );
+}

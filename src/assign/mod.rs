@@ -66,6 +66,22 @@ pub enum AssignError {
         #[label("this computation")]
         span: Span,
     },
+    /// A bitcast in the input is read as the reshape and transposes it stands for under its
+    /// written layouts; one that changes the element type or the number of elements stands
+    /// for none. (XLA rejects every bitcast that reaches layout assignment.)
+    #[error("`{instruction}` in `{computation}` bitcasts {from} to {to}, which is no reshape or transpose")]
+    #[diagnostic(
+        code(hlo::assign::bitcast),
+        help("layout assignment reads a bitcast as a reshape and transposes, which keep the element type and count; use bitcast-convert to change the type")
+    )]
+    Bitcast {
+        computation: String,
+        instruction: String,
+        from: String,
+        to: String,
+        #[label("this bitcast")]
+        span: Span,
+    },
 }
 
 impl AssignError {
@@ -85,6 +101,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
     };
+    check_bitcasts(module)?;
     materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
@@ -725,6 +742,53 @@ fn materialize_tuple_paths(module: &mut Module) {
     }
 }
 
+/// Every array-to-array bitcast must keep the element type and count, so that
+/// [`decompose_bitcasts`] can read it as a reshape and transposes. Checked before anything
+/// changes, so that a module assignment fails on is left as it was.
+fn check_bitcasts(module: &Module) -> Result<(), AssignError> {
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if instruction.opcode != Opcode::Bitcast {
+                continue;
+            }
+            let Some(&operand) = computation.operands(id).first() else {
+                continue;
+            };
+            let operand_shape = &computation.instruction(operand).shape;
+            let (Some(from), Some(to)) = (operand_shape.as_array(), instruction.shape.as_array())
+            else {
+                continue;
+            };
+            let same_count = match (from.element_count(), to.element_count()) {
+                (Some(a), Some(b)) => a == b,
+                // Dynamic dims: nothing to compare yet.
+                _ => true,
+            };
+            let reads_as_shape_change = from.element_type == to.element_type && same_count;
+            if !reads_as_shape_change && !is_type_reinterpretation(from, to) {
+                return Err(AssignError::Bitcast {
+                    computation: computation.name.clone(),
+                    instruction: instruction.name.clone(),
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    span: instruction.span,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A bitcast between element types of one width that keeps the dims and their order
+/// (`f32[2]{0}` to `s32[2]{0}`, as real dumps have) is the elementwise `bitcast-convert`.
+fn is_type_reinterpretation(from: &ArrayShape, to: &ArrayShape) -> bool {
+    from.element_type != to.element_type
+        && from.element_type.bit_width() == to.element_type.bit_width()
+        && from.dims == to.dims
+        && from.layout_or_default().minor_to_major == to.layout_or_default().minor_to_major
+}
+
 /// A `bitcast` means "same bytes" only under the layouts it was written with (taken here as
 /// untiled; a tiled bitcast in an input is decomposed by its minor_to_major alone). Before new
 /// layouts are chosen, each becomes the logical operation it stands for under those layouts
@@ -750,6 +814,10 @@ fn decompose_bitcasts(module: &mut Module) {
             ) else {
                 continue;
             };
+            if is_type_reinterpretation(&from, &to) {
+                computation.instruction_mut(id).opcode = Opcode::BitcastConvert;
+                continue;
+            }
             let (Some(from_dims), Some(to_dims)) = (from.extents(), to.extents()) else {
                 continue;
             };
