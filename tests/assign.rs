@@ -163,19 +163,11 @@ fn compact_tuple_element_operands_assign_and_verify() {
     assert!(!module.contains('#'), "{module}");
 }
 
-fn regression_input(name: &str) -> String {
-    let path = format!(
-        "{}/tests/inputs/regressions/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 /// Found by the corpus-mutation test: a header layout that does not fit the entry is the
 /// verifier's error (as in XLA), and assign does not take shapes from it.
 #[test]
 fn entry_layout_that_does_not_fit_the_entry_is_rejected_and_not_used() {
-    let text = regression_input("entry_layout_mismatch.hlo");
+    let text = common::regression_input("entry_layout_mismatch.hlo");
     let mut module = hlo_layout::parse_module(&text).unwrap();
     let errors = verify(&module, &VerifyOptions::default()).expect_err("rejected");
     assert!(
@@ -199,7 +191,10 @@ fn entry_layout_that_does_not_fit_the_entry_is_rejected_and_not_used() {
 /// assigns and verifies in layout-sensitive mode.
 #[test]
 fn s4_scatter_with_s32_indices_assigns_and_verifies() {
-    let (module, _) = assign_text(&regression_input("scatter_s4_indices.hlo"), "tpu-v5e");
+    let (module, _) = assign_text(
+        &common::regression_input("scatter_s4_indices.hlo"),
+        "tpu-v5e",
+    );
     assert!(module.contains("E(4)"), "{module}");
 }
 
@@ -207,7 +202,7 @@ fn s4_scatter_with_s32_indices_assigns_and_verifies() {
 /// reading as reshape and transposes; assignment refuses it and leaves the module as it was.
 #[test]
 fn bitcast_that_changes_the_element_type_or_count_is_an_error() {
-    let text = regression_input("bitcast_changes_type.hlo");
+    let text = common::regression_input("bitcast_changes_type.hlo");
     for to in ["f16[8,8,128]", "f32[8,8,64]"] {
         let text = text.replacen("f16[8,8,128]", to, 1);
         let mut module = hlo_layout::parse_module(&text).unwrap();

@@ -183,11 +183,7 @@ fn many_unbalanced_raw_blobs_stay_linear() {
 /// Found by fuzzing (module target): fmt of a spaced tuple was not a fixed point.
 #[test]
 fn fmt_of_a_tuple_in_spaced_fields_is_a_fixed_point() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/inputs/regressions/spaced_tuple_index_comment.hlo"
-    ))
-    .unwrap();
+    let text = common::regression_input("spaced_tuple_index_comment.hlo");
     let once = hlo_layout::format_module(&text).unwrap();
     assert!(!once.contains("/*index="), "{once}");
     assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
@@ -232,11 +228,7 @@ fn whole_read_shapes_report_errors_as_the_token_path_does() {
 /// another token (`an->` is the word `an-` and `>`), so fmt's output did not read back.
 #[test]
 fn fmt_keeps_a_space_where_gluing_would_change_the_tokens() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/inputs/regressions/word_before_arrow.hlo"
-    ))
-    .unwrap();
+    let text = common::regression_input("word_before_arrow.hlo");
     let once = hlo_layout::format_module(&text).unwrap();
     for spaced in ["an ->", "%n ...", "1 ...", "b :"] {
         assert!(once.contains(spaced), "{spaced} in {once}");
@@ -248,11 +240,7 @@ fn fmt_keeps_a_space_where_gluing_would_change_the_tokens() {
 /// space before each, which reads back as one item that prints differently.
 #[test]
 fn fmt_of_a_list_in_spaced_fields_is_a_fixed_point() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/inputs/regressions/spaced_list_items.hlo"
-    ))
-    .unwrap();
+    let text = common::regression_input("spaced_list_items.hlo");
     let once = hlo_layout::format_module(&text).unwrap();
     assert!(once.contains("w[4 2=6 24]"), "{once}");
     assert_eq!(hlo_layout::format_module(&once).unwrap(), once);

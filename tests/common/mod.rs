@@ -336,3 +336,12 @@ pub fn run_everything(text: &str) -> Result<Reached, String> {
     }
     Ok(Reached::Assigned)
 }
+
+/// A regression input from `tests/inputs/regressions` (each says what found it).
+pub fn regression_input(name: &str) -> String {
+    let path = format!(
+        "{}/tests/inputs/regressions/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
