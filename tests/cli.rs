@@ -127,6 +127,29 @@ fn check_json_lists_every_error_with_its_position() {
     assert!(out.stderr.is_empty(), "{}", out.stderr);
 }
 
+#[test]
+fn check_reports_bad_shapes_inside_attribute_values() {
+    // Lowering reads attribute values of instructions and of computations; `check` relies on
+    // it alone, so each bad layout there must be an error with its position.
+    let input = "tests/inputs/bad/attribute_shapes.hlo";
+    let out = run(&["check", input, "--format", "json"]);
+    assert_eq!(out.code, Some(1));
+    let document: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let errors = document["files"][0]["diagnostics"].as_array().unwrap();
+    let positions: Vec<(u64, u64)> = errors
+        .iter()
+        .map(|e| {
+            let label = &e["labels"][0];
+            (
+                label["line"].as_u64().unwrap(),
+                label["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(positions, vec![(7, 99), (7, 100), (8, 40), (8, 41)]);
+    assert!(errors.iter().all(|e| e["code"] == "hlo::layout::invalid"));
+}
+
 // ---- assign ----
 
 #[test]

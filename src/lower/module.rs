@@ -291,10 +291,12 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         };
         open.computation.span.end = end;
         for attribute in &attributes {
-            if let Ok(value) = print::attribute_value_text(attribute, 0) {
-                open.computation
+            match print::attribute_value_text(attribute, 0) {
+                Ok(value) => open
+                    .computation
                     .attributes
-                    .push(TextAttribute::new(attribute.name.text, &value));
+                    .push(TextAttribute::new(attribute.name.text, &value)),
+                Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
             }
         }
         let mut lowering = ComputationLowering {
