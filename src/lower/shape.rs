@@ -177,6 +177,73 @@ fn size_surely_fits(array: &ArrayShape) -> bool {
             .is_some_and(|bytes| bytes <= MAX_ARRAY_BYTES)
 }
 
+/// The integers of the list that opens with `open` at `bytes[start]` and closes with `close`
+/// (`[2,3]`, `{1,0}`, `[]`), and the index just past it; `None` unless the list is exactly
+/// that form with every number within `i64`. Short lists stay on the stack.
+fn int_list(bytes: &[u8], start: usize, open: u8, close: u8) -> Option<(IntList, usize)> {
+    if bytes.get(start) != Some(&open) {
+        return None;
+    }
+    let mut list = IntList::default();
+    let mut i = start + 1;
+    if bytes.get(i) == Some(&close) {
+        return Some((list, i + 1));
+    }
+    loop {
+        let mut value: i64 = 0;
+        let digits_start = i;
+        while let Some(digit @ b'0'..=b'9') = bytes.get(i).copied() {
+            value = value
+                .checked_mul(10)?
+                .checked_add(i64::from(digit - b'0'))?;
+            i += 1;
+        }
+        if i == digits_start {
+            return None;
+        }
+        list.push(value);
+        match bytes.get(i) {
+            Some(&b',') => i += 1,
+            Some(&b) if b == close => return Some((list, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// Integers collected on the stack while few, as nearly every shape's are.
+#[derive(Default)]
+struct IntList {
+    inline: [i64; 8],
+    len: usize,
+    spilled: Vec<i64>,
+}
+
+impl IntList {
+    fn push(&mut self, value: i64) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = value;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(value);
+        }
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for IntList {
+    type Target = [i64];
+
+    fn deref(&self) -> &[i64] {
+        if self.len <= self.inline.len() {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
 fn parse_i64(word: &Word<'_>) -> Result<i64, LowerError> {
     word.text
         .parse::<i64>()
@@ -312,21 +379,25 @@ impl ShapeLowering<'_> {
 
     /// A shape the lexer read whole, lowered straight from its text. `None` when anything is
     /// amiss; the general path then lowers it again and says what.
+    /// A shape the lexer read whole, `f32[2,3]{1,0}`, lowered in one pass over its text.
+    /// `None` for anything this cannot take as it is (an unknown type, a number out of range,
+    /// a bad layout, a size over the limit): the general path then says what is wrong.
     fn simple(&mut self, simple: &ast::SimpleShape<'_>) -> Option<Shape> {
+        let bytes = simple.text.as_bytes();
+        let bracket = bytes.iter().position(|&b| b == b'[')?;
         let element_type =
-            PrimitiveType::from_name(simple.element_type().text).filter(|ty| ty.is_array_type())?;
-        let dims = simple
-            .dims()
-            .map(|size| size.text.parse::<i64>().ok().map(Dim::Static))
-            .collect::<Option<Vec<Dim>>>()?;
-        let layout = match simple.minor_to_major() {
+            PrimitiveType::from_name(&simple.text[..bracket]).filter(|ty| ty.is_array_type())?;
+        let (sizes, after_dims) = int_list(bytes, bracket, b'[', b']')?;
+        let dims: Vec<Dim> = sizes.iter().map(|&size| Dim::Static(size)).collect();
+        let layout = match bytes.get(after_dims) {
             None => None,
-            Some(words) => {
-                let minor_to_major = words
-                    .map(|word| word.text.parse::<i64>().ok())
-                    .collect::<Option<Vec<i64>>>()?;
+            Some(_) => {
+                let (minor_to_major, end) = int_list(bytes, after_dims, b'{', b'}')?;
+                if end != bytes.len() {
+                    return None;
+                }
                 let layout = Layout {
-                    minor_to_major,
+                    minor_to_major: minor_to_major.to_vec(),
                     ..Layout::default()
                 };
                 if !layout.check_for_rank(dims.len()).is_empty() {
@@ -602,6 +673,48 @@ impl ShapeLowering<'_> {
             }
             // Every other name was reported as unknown before this was called.
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::int_list;
+
+    fn list(text: &str) -> Option<(Vec<i64>, usize)> {
+        let open = *text.as_bytes().first()?;
+        let close = if open == b'[' { b']' } else { b'}' };
+        int_list(text.as_bytes(), 0, open, close).map(|(list, end)| (list.to_vec(), end))
+    }
+
+    #[test]
+    fn int_lists_take_only_the_plain_form() {
+        assert_eq!(list("[]"), Some((vec![], 2)));
+        assert_eq!(list("{}x"), Some((vec![], 2)));
+        assert_eq!(list("[2,3]{1,0}"), Some((vec![2, 3], 5)));
+        assert_eq!(list("{007}"), Some((vec![7], 5)));
+        assert_eq!(list("[9223372036854775807]"), Some((vec![i64::MAX], 21)));
+        let long: Vec<i64> = (1..=20).collect();
+        let text = format!(
+            "[{}]",
+            long.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert_eq!(list(&text), Some((long, text.len())));
+        for bad in [
+            "[9223372036854775808]",
+            "[2,,3]",
+            "[2,]",
+            "[,2]",
+            "[2",
+            "[-2]",
+            "[2 ,3]",
+            "{1,0]",
+            "(1)",
+        ] {
+            assert_eq!(list(bad), None, "{bad}");
         }
     }
 }
