@@ -148,14 +148,9 @@ impl<'s> Lexer<'s> {
             Some(rest) => (rest, true),
             None => (rest, false),
         };
-        if !rest
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        {
+        let Some(name_len) = identifier_len(rest) else {
             return false;
-        }
-        let name_len = rest.bytes().take_while(|&b| is_ident_byte(b)).count();
+        };
         let after_name = rest.get(name_len..).unwrap_or("");
         let after_trivia = skip_trivia(after_name);
         let spaced = after_trivia.len() < after_name.len();
@@ -237,15 +232,15 @@ fn opens_buffer(rest: &str) -> bool {
         return false;
     };
     let inside = skip_trivia(inside);
-    if !inside
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-    {
-        return false;
-    }
-    let word_len = inside.bytes().take_while(|&b| is_ident_byte(b)).count();
-    skip_trivia(&inside[word_len..]).starts_with('[')
+    identifier_len(inside).is_some_and(|len| skip_trivia(&inside[len..]).starts_with('['))
+}
+
+/// The length of the identifier (a letter or `_`, then identifier bytes) that `text` starts
+/// with, if it starts with one.
+fn identifier_len(text: &str) -> Option<usize> {
+    let first = *text.as_bytes().first()?;
+    (first.is_ascii_alphabetic() || first == b'_')
+        .then(|| text.bytes().take_while(|&b| is_ident_byte(b)).count())
 }
 
 /// The length of `[2,3]` or `{1,0}` (digits and commas only, as the integer-list tokens
