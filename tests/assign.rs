@@ -187,6 +187,32 @@ fn entry_layout_that_does_not_fit_the_entry_is_rejected_and_not_used() {
     assert_eq!(verify(&module, &options), Ok(()), "{printed}");
 }
 
+/// Found by fuzzing the assign target: the header may write the entry's dims differently
+/// (`?` for 4), which XLA finds compatible; assign takes only its layouts, and the rewritten
+/// header keeps the dims as written.
+#[test]
+fn entry_layout_gives_layouts_not_dims() {
+    let (module, _) = assign_text(
+        &common::regression_input("entry_layout_dynamic_dims.hlo"),
+        "tpu-v5e",
+    );
+    assert!(
+        module.contains(
+            "entry_computation_layout={(f32[?,8]{0,1:T(8,128)}, f32[4]{0:T(128)})->f32[?,8]{0,1:T(8,128)}}"
+        ),
+        "{module}"
+    );
+    assert!(
+        module.contains("  p0 = f32[4,8]{0,1:T(8,128)} parameter(0)\n"),
+        "{module}"
+    );
+    assert!(
+        module.contains("  ROOT m = f32[4,8]{0,1:T(8,128)} map(p0, copy)"),
+        "{module}"
+    );
+    assert!(!module.contains("f32[?,8]{0,1:T(8,128)} copy"), "{module}");
+}
+
 /// Found by the corpus-mutation test: an s4 scatter with s32 indices of the same rank
 /// assigns and verifies in layout-sensitive mode.
 #[test]

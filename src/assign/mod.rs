@@ -194,7 +194,10 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
             if parameters.len() == own.len()
                 && parameters.iter().zip(&own).all(|(a, b)| compatible(a, b)) =>
         {
-            parameters
+            own.iter()
+                .zip(&parameters)
+                .map(|(own, given)| with_layouts(own, given))
+                .collect()
         }
         _ => own,
     };
@@ -207,7 +210,28 @@ fn given_result_shape(module: &Module, target: &Target) -> Option<Shape> {
         .and_then(entry_layout)?;
     let entry = module.entry();
     let root = entry.instruction(entry.root()?);
-    compatible(&root.shape, &result).then(|| complete_tiles(&result, target))
+    compatible(&root.shape, &result)
+        .then(|| complete_tiles(&with_layouts(&root.shape, &result), target))
+}
+
+/// `shape` with the layouts of `layouts`, a compatible shape. The header gives the entry
+/// layouts only: its dims may be written differently (`f32[?]` for an `f32[4]` root), and
+/// the instructions' own dims are what the module computes.
+fn with_layouts(shape: &Shape, layouts: &Shape) -> Shape {
+    match (shape, layouts) {
+        (Shape::Array(array), Shape::Array(given)) => Shape::Array(ArrayShape {
+            layout: given.layout.clone(),
+            ..array.clone()
+        }),
+        (Shape::Tuple(elements), Shape::Tuple(given)) => Shape::Tuple(
+            elements
+                .iter()
+                .zip(given)
+                .map(|(element, given)| with_layouts(element, given))
+                .collect(),
+        ),
+        _ => shape.clone(),
+    }
 }
 
 /// Keeps given tiles; an array without tiles gets the target's for its minor_to_major.
@@ -897,16 +921,37 @@ fn int_list(values: impl Iterator<Item = i64>) -> String {
     format!("{{{}}}", items.join(","))
 }
 
-/// Rewrites `entry_computation_layout` to the layouts assigned.
+/// Rewrites `entry_computation_layout` to the layouts assigned. Where the header gave
+/// compatible shapes, their dims stay as written (`f32[<=8]`, `f32[?]`) and only the layouts
+/// change.
 fn update_entry_computation_layout(module: &mut Module) {
     let entry = module.entry();
-    let parameters: Vec<Shape> = entry
+    let mut parameters: Vec<Shape> = entry
         .parameters()
         .iter()
         .map(|&(_, id)| entry.instruction(id).shape.clone())
         .collect();
     let Some(root) = entry.root() else { return };
-    let result = entry.instruction(root).shape.clone();
+    let mut result = entry.instruction(root).shape.clone();
+    let written = module
+        .attribute("entry_computation_layout")
+        .and_then(entry_layout);
+    if let Some((given_parameters, given_result)) = written {
+        if given_parameters.len() == parameters.len()
+            && given_parameters
+                .iter()
+                .zip(&parameters)
+                .all(|(a, b)| compatible(a, b))
+            && compatible(&given_result, &result)
+        {
+            parameters = given_parameters
+                .iter()
+                .zip(&parameters)
+                .map(|(given, assigned)| with_layouts(given, assigned))
+                .collect();
+            result = with_layouts(&given_result, &result);
+        }
+    }
     let text = format!("{{{}->{}}}", Shape::Tuple(parameters), result);
     if module.has_header {
         module.set_attribute("entry_computation_layout", &text);
