@@ -198,6 +198,31 @@ fn assign_points_at_a_recursive_computation() {
     snapshot_runs("cli_assign_recursive", &[out]);
 }
 
+/// Found by a fidelity sweep against XLA: an input that parses but does not verify was
+/// reported as a module the pass had broken ("this is a bug in hlo-layout").
+#[test]
+fn assign_reports_an_input_that_does_not_verify_as_bad_input() {
+    let out = run(&[
+        "assign",
+        "tests/inputs/verify/shapes.hlo",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(!out.stderr.contains("bug"), "{}", out.stderr);
+    let check = run(&[
+        "check",
+        "tests/inputs/verify/shapes.hlo",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(check.code, Some(1));
+    // The diagnostics are those `check` gives for the same file.
+    let first = |stderr: &str| stderr.lines().take(4).collect::<Vec<_>>().join("\n");
+    assert_eq!(first(&out.stderr), first(&check.stderr));
+}
+
 #[test]
 fn stats_text_per_module_and_computation() {
     snapshot_runs(

@@ -245,3 +245,27 @@ fn fmt_of_a_list_in_spaced_fields_is_a_fixed_point() {
     assert!(once.contains("w[4 2=6 24]"), "{once}");
     assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
 }
+
+/// Found by a fidelity sweep against XLA: a constant's lone word inside an in-place called
+/// computation (`constant(inf)`, `constant(true)`) is a literal, not an operand name.
+#[test]
+fn constant_words_inside_an_in_place_computation_are_literals() {
+    let text = common::regression_input("nested_constant_words.hlo");
+    let module = hlo_layout::parse_module(&text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("nested", &text, errors)));
+    hlo_layout::verify::verify(&module, &Default::default()).expect("verifies");
+    let once = hlo_layout::format_module(&text).unwrap();
+    for literal in ["constant(inf)", "constant(true)", "constant(false)"] {
+        assert!(once.contains(literal), "{literal} in {once}");
+    }
+    assert_eq!(hlo_layout::format_module(&once).unwrap(), once);
+    // A name that is not defined in the in-place computation is still an error.
+    let unknown = text.replace("select(yes, sum, big)", "select(yes, sum, nothing)");
+    let errors = hlo_layout::parse_module(&unknown).expect_err("unknown operand");
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("instruction does not exist: nothing"),
+        "{errors:?}"
+    );
+}

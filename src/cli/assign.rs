@@ -39,6 +39,12 @@ pub fn run(args: Args) -> Outcome {
                 Ok(module) => module,
                 Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
             };
+            // An input that does not verify is bad input, reported as `check` reports it; only
+            // a failure after assigning is the pass's own.
+            let input_options = hlo_layout::verify::VerifyOptions::default();
+            if let Err(errors) = hlo_layout::verify::verify(&module, &input_options) {
+                return FileOutput::failure(diagnostics(file, text, errors));
+            }
             let report = match hlo_layout::assign::assign_layouts(&mut module, &target) {
                 Ok(report) => report,
                 Err(error) => return FileOutput::failure(diagnostics(file, text, vec![error])),

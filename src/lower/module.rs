@@ -926,6 +926,10 @@ fn check_body(instructions: &[ast::Instruction<'_>]) -> Vec<ModuleError> {
                 span: instruction.span,
             });
         }
+        // A constant's lone word (`constant(inf)`, `constant(true)`) is a literal.
+        if instruction.opcode.text == "constant" {
+            continue;
+        }
         for operand in &instruction.operands {
             match operand {
                 ast::Operand::Ref { name, .. }
