@@ -99,6 +99,20 @@ fn check_exit_codes() {
     assert_eq!(run(&["check", GOOD, "--format", "xml"]).code, Some(2));
 }
 
+/// Line and column of each JSON diagnostic's first label.
+fn label_positions(errors: &[serde_json::Value]) -> Vec<(u64, u64)> {
+    errors
+        .iter()
+        .map(|e| {
+            let label = &e["labels"][0];
+            (
+                label["line"].as_u64().unwrap(),
+                label["column"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn check_json_lists_every_error_with_its_position() {
     let out = run(&["check", GOOD, BAD, "--format", "json"]);
@@ -110,16 +124,7 @@ fn check_json_lists_every_error_with_its_position() {
     assert_eq!(files[0]["ok"], true);
     assert_eq!(files[1]["ok"], false);
     let errors = files[1]["diagnostics"].as_array().unwrap();
-    let positions: Vec<(u64, u64)> = errors
-        .iter()
-        .map(|e| {
-            let label = &e["labels"][0];
-            (
-                label["line"].as_u64().unwrap(),
-                label["column"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let positions = label_positions(errors);
     assert_eq!(positions, vec![(6, 26), (12, 84), (14, 1)]);
     assert_eq!(errors[0]["code"], "hlo::syntax::unexpected_token");
     assert_eq!(errors[0]["severity"], "error");
@@ -136,16 +141,7 @@ fn check_reports_bad_shapes_inside_attribute_values() {
     assert_eq!(out.code, Some(1));
     let document: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let errors = document["files"][0]["diagnostics"].as_array().unwrap();
-    let positions: Vec<(u64, u64)> = errors
-        .iter()
-        .map(|e| {
-            let label = &e["labels"][0];
-            (
-                label["line"].as_u64().unwrap(),
-                label["column"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let positions = label_positions(errors);
     assert_eq!(positions, vec![(7, 99), (7, 100), (8, 40), (8, 41)]);
     assert!(errors.iter().all(|e| e["code"] == "hlo::layout::invalid"));
 }
