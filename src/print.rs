@@ -505,6 +505,9 @@ impl Printer {
 
     /// An attribute value; a few attributes have fields in a fixed order.
     fn value(&mut self, name: &str, terms: &[Term<'_>], style: Style, indent: usize) {
+        if self.in_place(terms, indent) {
+            return;
+        }
         let order: Option<&[&str]> = match name {
             "metadata" => Some(METADATA_ORDER),
             "window" => Some(WINDOW_ORDER),
@@ -539,6 +542,47 @@ impl Printer {
             }
         }
         self.term_seq(terms, style, indent);
+    }
+
+    /// Computations written in place, laid out as XLA's canonical print does: the body on
+    /// the lines after `calls=`, its braces at the caller's indentation; or a braced list of
+    /// them, one per line, with the list's closing brace at the start of a line.
+    fn in_place(&mut self, terms: &[Term<'_>], indent: usize) -> bool {
+        match terms {
+            [Term::Body(instructions, _)] => {
+                self.out.push('\n');
+                self.in_place_body(instructions, indent);
+                true
+            }
+            [Term::List(list)]
+                if list.delimiter == Delimiter::Brace
+                    && list.layout.is_none()
+                    && list.terms.iter().any(|t| matches!(t, Term::Body(..))) =>
+            {
+                self.out.push('{');
+                for (i, item) in list.items().enumerate() {
+                    self.out.push_str(if i > 0 { ",\n" } else { "\n" });
+                    match item {
+                        [Term::Body(instructions, _)] => self.in_place_body(instructions, indent),
+                        other => {
+                            self.indent(indent);
+                            self.term_seq(other, Style::Default, indent);
+                        }
+                    }
+                }
+                self.out.push_str("\n}");
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn in_place_body(&mut self, instructions: &[Instruction<'_>], indent: usize) {
+        self.indent(indent);
+        self.out.push_str("{\n");
+        self.body(instructions, indent + 2);
+        self.indent(indent);
+        self.out.push('}');
     }
 
     /// `{a=1 b=2}`: fields in the order given, joined by `separator`.
@@ -1000,11 +1044,95 @@ pub fn print_ir_module(module: &ir::Module) -> String {
         out.push_str("\n\n");
     }
     out.push_str(&module.tables);
-    for computation in &module.computations {
-        print_ir_computation(&mut out, computation);
+    // Most modules write no computation in place: they print without looking for any.
+    let printer = module
+        .computations
+        .iter()
+        .any(|c| c.in_place)
+        .then(|| IrPrinter::new(module));
+    for (index, computation) in module.computations.iter().enumerate() {
+        if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
+            continue;
+        }
+        print_ir_computation(&mut out, computation, printer.as_ref());
         out.push_str("\n\n");
     }
     out
+}
+
+/// Prints computations of one module, writing those the text wrote in place back there.
+struct IrPrinter<'m> {
+    module: &'m ir::Module,
+    /// By computation: written in place and called, so printed by its caller.
+    printed_in_place: Vec<bool>,
+}
+
+impl<'m> IrPrinter<'m> {
+    fn new(module: &'m ir::Module) -> IrPrinter<'m> {
+        let mut printed_in_place = vec![false; module.computations.len()];
+        for computation in &module.computations {
+            for &id in computation.order() {
+                let instruction = computation.instruction(id);
+                for attribute in &instruction.attributes {
+                    for callee in in_place_callees(module, instruction, attribute).into_iter() {
+                        if let Some(ir::ComputationId(c)) = callee {
+                            printed_in_place[c as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+        IrPrinter {
+            module,
+            printed_in_place,
+        }
+    }
+}
+
+/// For a called-computation attribute, each name it gives with the computation to print in
+/// its place, if that one was written in place; empty when none was.
+fn in_place_callees(
+    module: &ir::Module,
+    instruction: &ir::module::Instruction,
+    attribute: &ir::module::TextAttribute,
+) -> Vec<Option<ir::ComputationId>> {
+    if instruction.called.is_empty()
+        || !crate::lower::module::CALLED_COMPUTATION_ATTRIBUTES.contains(&&*attribute.name)
+    {
+        return Vec::new();
+    }
+    let names = callee_names(&attribute.value);
+    let callees: Vec<Option<ir::ComputationId>> = names
+        .iter()
+        .map(|name| {
+            instruction.called.iter().copied().find(|id| {
+                module
+                    .computations
+                    .get(id.0 as usize)
+                    .is_some_and(|c| c.in_place && c.name == name.trim_start_matches('%'))
+            })
+        })
+        .collect();
+    if callees.iter().any(Option::is_some) {
+        callees
+    } else {
+        Vec::new()
+    }
+}
+
+/// The computation names in a called-computation attribute's text as written: `%a` or
+/// `{a, %b}`.
+fn callee_names(value: &str) -> Vec<&str> {
+    let inner = value
+        .trim()
+        .strip_prefix('{')
+        .and_then(|v| v.strip_suffix('}'))
+        .unwrap_or(value);
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .collect()
 }
 
 fn push_name(out: &mut String, name: &str, style: ir::module::PrintStyle) {
@@ -1153,7 +1281,11 @@ fn push_array_shape(out: &mut String, array: &ir::ArrayShape, layouts: bool) {
     out.push('}');
 }
 
-fn print_ir_computation(out: &mut String, computation: &ir::Computation) {
+fn print_ir_computation(
+    out: &mut String,
+    computation: &ir::Computation,
+    printer: Option<&IrPrinter<'_>>,
+) {
     if computation.entry_written {
         out.push_str("ENTRY ");
     }
@@ -1182,22 +1314,57 @@ fn print_ir_computation(out: &mut String, computation: &ir::Computation) {
         }
     }
     out.push_str(" {\n");
-    let root = computation.root();
-    for &id in computation.order() {
-        out.push_str("  ");
-        if Some(id) == root && computation.root_written {
-            out.push_str("ROOT ");
-        }
-        print_ir_instruction(out, computation, id);
-        out.push('\n');
-    }
+    print_ir_instructions(out, computation, printer, 2);
     out.push('}');
     for attribute in &computation.attributes {
         let _ = write!(out, ", {}={}", attribute.name, attribute.value);
     }
 }
 
-fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir::InstrId) {
+/// A computation's lines, each indented by `indent` spaces.
+fn print_ir_instructions(
+    out: &mut String,
+    computation: &ir::Computation,
+    printer: Option<&IrPrinter<'_>>,
+    indent: usize,
+) {
+    let root = computation.root();
+    for &id in computation.order() {
+        push_indent(out, indent);
+        if Some(id) == root && computation.root_written {
+            out.push_str("ROOT ");
+        }
+        print_ir_instruction(out, computation, id, printer, indent);
+        out.push('\n');
+    }
+}
+
+fn push_indent(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// A computation written in place, as XLA's canonical print writes it: `{` on a line of its
+/// own at the caller's indentation, its lines two spaces further in.
+fn print_in_place(
+    out: &mut String,
+    computation: &ir::Computation,
+    printer: &IrPrinter<'_>,
+    indent: usize,
+) {
+    push_indent(out, indent);
+    out.push_str("{\n");
+    print_ir_instructions(out, computation, Some(printer), indent + 2);
+    push_indent(out, indent);
+    out.push('}');
+}
+
+fn print_ir_instruction(
+    out: &mut String,
+    computation: &ir::Computation,
+    id: ir::InstrId,
+    printer: Option<&IrPrinter<'_>>,
+    indent: usize,
+) {
     let instruction = computation.instruction(id);
     let style = instruction.style;
     push_name(out, &instruction.name, style);
@@ -1249,7 +1416,15 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
         out.push_str(", ");
         out.push_str(&attribute.name);
         out.push('=');
-        out.push_str(&attribute.value);
+        let in_place = printer
+            .map(|p| (p, in_place_callees(p.module, instruction, attribute)))
+            .filter(|(_, callees)| !callees.is_empty());
+        match in_place {
+            Some((printer, callees)) => {
+                print_callees(out, printer, &attribute.value, &callees, indent)
+            }
+            None => out.push_str(&attribute.value),
+        }
     };
     match instruction.attributes.as_slice() {
         // Nothing to order: skip building the sorted list.
@@ -1266,6 +1441,41 @@ fn print_ir_instruction(out: &mut String, computation: &ir::Computation, id: ir:
 /// One instruction as `print_ir_module` prints its line, without indentation or `ROOT`.
 pub fn print_ir_instruction_line(computation: &ir::Computation, id: ir::InstrId) -> String {
     let mut out = String::new();
-    print_ir_instruction(&mut out, computation, id);
+    print_ir_instruction(&mut out, computation, id, None, 0);
     out
+}
+
+/// A called-computation attribute's value with in-place computations written back in place:
+/// `calls=` then the body on the next lines, or a braced list of them, one per line, whose
+/// closing brace XLA puts at the start of a line.
+fn print_callees(
+    out: &mut String,
+    printer: &IrPrinter<'_>,
+    value: &str,
+    callees: &[Option<ir::ComputationId>],
+    indent: usize,
+) {
+    let names = callee_names(value);
+    let braced = value.trim_start().starts_with('{');
+    if braced {
+        out.push('{');
+    }
+    for (i, (name, callee)) in names.iter().zip(callees).enumerate() {
+        out.push_str(if i > 0 { ",\n" } else { "\n" });
+        match callee {
+            Some(id) => print_in_place(
+                out,
+                &printer.module.computations[id.0 as usize],
+                printer,
+                indent,
+            ),
+            None => {
+                push_indent(out, indent);
+                out.push_str(name);
+            }
+        }
+    }
+    if braced {
+        out.push_str("\n}");
+    }
 }

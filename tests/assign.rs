@@ -262,3 +262,29 @@ fn bitcast_that_changes_the_element_type_or_count_is_an_error() {
         "{module}"
     );
 }
+
+/// Computations written in place (XLA's canonical print) are assigned layouts like named
+/// ones and printed back in place; the output reads back and verifies.
+#[test]
+fn in_place_computations_are_assigned_and_stay_in_place() {
+    let (module, _) = assign_text(
+        &common::regression_input("in_place_computations.hlo"),
+        "tpu-v5e",
+    );
+    assert!(
+        module
+            .contains("dimensions={0}, to_apply=\n  {\n    tmp_0 = f32[]{:T(128)} parameter(0)\n"),
+        "{module}"
+    );
+    assert!(
+        module.contains("branch_computations={\n  {\n    tmp_0 = f32[]{:T(128)} parameter(0)\n"),
+        "{module}"
+    );
+    assert!(!module.contains("calls=_"), "{module}");
+    let again = hlo_layout::parse_module(&module).unwrap_or_else(|e| panic!("{e:?}"));
+    let options = VerifyOptions {
+        layout_sensitive: true,
+    };
+    verify(&again, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(hlo_layout::print::print_ir_module(&again), module);
+}

@@ -263,9 +263,98 @@ fn constant_words_inside_an_in_place_computation_are_literals() {
     let unknown = text.replace("select(yes, sum, big)", "select(yes, sum, nothing)");
     let errors = hlo_layout::parse_module(&unknown).expect_err("unknown operand");
     assert!(
-        errors[0]
-            .to_string()
-            .contains("instruction does not exist: nothing"),
+        errors[0].to_string().contains("`nothing` does not exist"),
         "{errors:?}"
+    );
+}
+
+/// The regression input without its leading comment lines, which `fmt` drops.
+fn without_leading_comments(text: &str) -> String {
+    text.lines()
+        .skip_while(|line| line.starts_with("//"))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// Found by a fidelity sweep against XLA: its canonical print writes every called computation
+/// in place (`calls=\n  { ... }`), and XLA reads each as a computation of its own. They were
+/// kept as attribute text, so a fusion, call, while or conditional written that way did not
+/// verify ("requires the attribute `calls`"), and in-place bodies were neither verified nor
+/// assigned layouts.
+#[test]
+fn in_place_computations_are_computations_of_their_own() {
+    let text = common::regression_input("in_place_computations.hlo");
+    let module = hlo_layout::parse_module(&text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("in_place", &text, errors)));
+    hlo_layout::verify::verify(&module, &Default::default()).expect("verifies");
+    let attribute = |computation: &str, instruction: &str, name: &str| -> String {
+        let computation = module.computation(module.find_computation(computation).unwrap());
+        let id = computation.find(instruction).unwrap();
+        computation
+            .instruction(id)
+            .attribute(name)
+            .unwrap()
+            .to_string()
+    };
+    // XLA's names for them, read off XLA's default print of this file.
+    assert_eq!(attribute("b1", "tmp_1", "calls"), "_");
+    assert_eq!(
+        attribute("f1", "tmp_2", "branch_computations"),
+        "{_.2, _.3}"
+    );
+    assert_eq!(attribute("f1", "tmp_3", "condition"), "_.4");
+    assert_eq!(attribute("f1", "tmp_3", "body"), "_.5");
+    assert_eq!(attribute("e", "tmp_2", "to_apply"), "_.6");
+    assert_eq!(attribute("e", "tmp_3", "called_computations"), "{_.7, _.8}");
+    assert_eq!(attribute("e", "tmp_4", "to_apply"), "_.14");
+    let outer = module.computation(module.find_computation("_.14").unwrap());
+    assert!(outer.in_place);
+    assert_eq!(outer.len(), 4);
+    // The entry's call resolves to it.
+    let entry = module.computation(module.find_computation("e").unwrap());
+    let call = entry.instruction(entry.find("tmp_4").unwrap());
+    assert_eq!(call.called, vec![module.find_computation("_.14").unwrap()]);
+
+    // XLA's layout comes back byte for byte, from the syntax tree and from the IR alike.
+    let xla_printed = without_leading_comments(&text);
+    assert_eq!(hlo_layout::format_module(&text).unwrap(), xla_printed);
+    assert_eq!(hlo_layout::print::print_ir_module(&module), xla_printed);
+}
+
+/// An in-place computation takes the first of `_`, `_.1`, ... that no computation of the
+/// module has, wherever that computation is defined.
+#[test]
+fn in_place_names_skip_names_the_module_uses() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n  \
+                ROOT c = f32[] call(p), to_apply=\n  {\n    ROOT q = f32[] parameter(0)\n  }\n}\n\n\
+                _ {\n  ROOT q = f32[] parameter(0)\n}\n";
+    let module = hlo_layout::parse_module(text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("names", text, errors)));
+    let entry = module.computation(module.entry);
+    let call = entry.instruction(entry.find("c").unwrap());
+    assert_eq!(call.attribute("to_apply"), Some("_.1"));
+    assert!(module.computation(call.called[0]).in_place);
+    assert!(
+        !module
+            .computation(module.find_computation("_").unwrap())
+            .in_place
+    );
+}
+
+/// The verifier sees in-place computations: a wrong shape in one is reported there.
+#[test]
+fn in_place_computations_are_verified() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  \
+                z = f32[] constant(0)\n  \
+                ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=\n  {\n    \
+                x = f32[] parameter(0)\n    y = f32[] parameter(1)\n    \
+                ROOT s = s32[] add(x, y)\n  }\n}\n";
+    let module = hlo_layout::parse_module(text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("verified", text, errors)));
+    let errors = hlo_layout::verify::verify(&module, &Default::default()).expect_err("bad add");
+    let message = errors[0].to_string();
+    assert!(
+        message.contains("s32[]") && message.contains("`_`"),
+        "{message}"
     );
 }

@@ -55,7 +55,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("042", "infeed must have a non-empty tuple shape"),
     ("043", "unexpected `f32`"),
     ("044", "Operand had no shape in HLO text"),
-    ("045", "does not exist: x"),
+    ("045", "`x` does not exist"),
     ("046", "expects name"),
     ("047", "expects name"),
     ("048", "after the end"),

@@ -174,6 +174,9 @@ pub struct Computation {
     pub root_written: bool,
     /// After the closing brace, e.g. `execution_thread="side"`.
     pub attributes: Vec<TextAttribute>,
+    /// The text wrote it in place, as the value of its caller's attribute
+    /// (`calls=\n  { ... }`); it prints there, not at the top level.
+    pub in_place: bool,
     pub span: Span,
     graph: StableDiGraph<Instruction, u32, u32>,
     /// The print order: a doubly linked list through `links`, so that inserting and
@@ -211,6 +214,7 @@ impl Computation {
             signature_names: Vec::new(),
             root_written: true,
             attributes: Vec::new(),
+            in_place: false,
             span: Span::default(),
             graph: StableDiGraph::default(),
             order: OrderList::default(),

@@ -4,7 +4,9 @@
 //! Rules, as XLA's parser applies them: a computation without `ROOT` has its last
 //! instruction as root; a module without `ENTRY` has its last computation as entry. Unlike
 //! XLA, operands and computations may be used before they are defined (a cycle is then an
-//! error), and instruction names are scoped to their computation.
+//! error), and instruction names are scoped to their computation. A computation written in
+//! place (`to_apply=\n  { ... }`) becomes a computation of its own, closed before its caller
+//! and named as XLA's parser names it (`_`, `_.1`, ...); the attribute then names it.
 
 use rustc_hash::FxHashMap;
 
@@ -162,15 +164,53 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
 #[derive(Default)]
 pub struct ModuleLowering<'s> {
     computation_ids: FxHashMap<&'s str, (ComputationId, Span)>,
-    computations: Vec<Computation>,
     /// The first computation the text marked `ENTRY`.
     entry: Option<ComputationId>,
-    errors: Vec<ModuleError>,
     /// The computation being read.
     open: Option<OpenComputation<'s>>,
-    /// Called-computation names, resolved once every computation is known.
-    calls: Vec<PendingCall<'s>>,
     texts: AttributeTexts<'s>,
+    closed: Closed<'s>,
+}
+
+/// What lowering has finished: closed computations, and what waits for the module's end.
+#[derive(Default)]
+struct Closed<'s> {
+    /// In the order they closed: a computation written in place closes before its caller.
+    computations: Vec<Computation>,
+    errors: Vec<ModuleError>,
+    /// Called computations, resolved once every computation is known.
+    calls: Vec<PendingCall<'s>>,
+    /// Attributes that wrote computations in place; their texts are written once those
+    /// computations have names.
+    in_place: Vec<InPlaceAttribute<'s>>,
+}
+
+impl<'s> Closed<'s> {
+    /// Adds a computation whose instructions are all read; returns its id.
+    fn close(&mut self, open: OpenComputation<'s>) -> ComputationId {
+        let id = ComputationId(self.computations.len() as u32);
+        self.calls.extend(
+            open.calls
+                .into_iter()
+                .map(|(instruction, callee)| PendingCall {
+                    computation: id,
+                    instruction,
+                    callee,
+                }),
+        );
+        self.in_place.extend(
+            open.in_place
+                .into_iter()
+                .map(|(instruction, attribute, callees)| InPlaceAttribute {
+                    computation: id,
+                    instruction,
+                    attribute,
+                    callees,
+                }),
+        );
+        self.computations.push(open.computation);
+        id
+    }
 }
 
 /// Canonical attribute texts by the source text they were printed from. Real modules repeat
@@ -213,79 +253,82 @@ struct OpenComputation<'s> {
     /// An operand edge may run against text order (a nested instruction, an operand used
     /// before its definition): only then can there be a cycle or a print order to restore.
     out_of_order: bool,
+    /// Called computations by instruction, in attribute order.
+    calls: Vec<(InstrId, Callee<'s>)>,
+    /// Attributes (by instruction and index) that wrote computations in place.
+    in_place: Vec<(InstrId, usize, CalleeList<'s>)>,
 }
 
-/// A computation name in a `to_apply=`-like attribute.
-struct PendingCall<'s> {
-    computation: ComputationId,
-    instruction: InstrId,
-    name: ast::Word<'s>,
-}
-
-impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
-    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
-        let id = ComputationId(self.computations.len() as u32);
-        let name = head.name.text;
-        if let Some(&(_, first)) = self.computation_ids.get(name) {
-            self.errors.push(ModuleError::DuplicateComputation {
-                name: name.to_string(),
-                span: head.name.span,
-                first,
-            });
-        } else {
-            self.computation_ids.insert(name, (id, head.name.span));
-        }
-        if head.entry {
-            if self.entry.is_some() {
-                self.errors.push(ModuleError::MultipleEntries {
-                    span: head.name.span,
-                });
-            } else {
-                self.entry = Some(id);
-            }
-        }
-        let mut computation = Computation::new(name);
-        computation.entry_written = head.entry;
-        computation.percent = head.name.percent;
-        computation.has_signature = head.signature.is_some();
-        computation.span = Span::new(head.start, head.start);
-        self.open = Some(OpenComputation {
+impl<'s> OpenComputation<'s> {
+    fn new(head: ast::ComputationHead<'s>, computation: Computation) -> OpenComputation<'s> {
+        OpenComputation {
             head,
             computation,
             pending: Vec::new(),
             root: None,
             out_of_order: false,
-        });
+            calls: Vec::new(),
+            in_place: Vec::new(),
+        }
+    }
+}
+
+/// A computation an attribute names (`to_apply=%add`) or writes in place
+/// (`to_apply=\n  { ... }`), which lowering has already turned into a computation.
+#[derive(Clone, Copy)]
+enum Callee<'s> {
+    Named(ast::Word<'s>, WordKind),
+    InPlace(ComputationId),
+}
+
+/// The callees of one attribute, and whether they were a braced list
+/// (`branch_computations={...}`).
+struct CalleeList<'s> {
+    callees: Vec<Callee<'s>>,
+    braced: bool,
+}
+
+/// A called computation, resolved once every computation is known.
+struct PendingCall<'s> {
+    computation: ComputationId,
+    instruction: InstrId,
+    callee: Callee<'s>,
+}
+
+/// An attribute that wrote a computation in place, whose text becomes the names the
+/// module gives its callees.
+struct InPlaceAttribute<'s> {
+    computation: ComputationId,
+    instruction: InstrId,
+    /// The attribute's index in the instruction's attributes.
+    attribute: usize,
+    callees: CalleeList<'s>,
+}
+
+impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        let name = head.name.text;
+        let mut computation = Computation::new(name);
+        computation.entry_written = head.entry;
+        computation.percent = head.name.percent;
+        computation.has_signature = head.signature.is_some();
+        computation.span = Span::new(head.start, head.start);
+        self.open = Some(OpenComputation::new(head, computation));
     }
 
     fn instruction(&mut self, instruction: ast::Instruction<'s>) {
-        let index = ComputationId(self.computations.len() as u32);
         let Some(open) = &mut self.open else {
             return;
         };
-        let mut pending = std::mem::take(&mut open.pending);
-        let mut lowering = ComputationLowering {
+        ComputationLowering {
             open,
             texts: &mut self.texts,
-            errors: &mut self.errors,
-            calls: &mut self.calls,
-            index,
-        };
-        let id = lowering.instruction(&instruction, &mut pending);
-        open.pending = pending;
-        if instruction.root {
-            if open.root.is_some() {
-                self.errors.push(ModuleError::MultipleRoots {
-                    computation: open.head.name.text.to_string(),
-                    span: instruction.span,
-                });
-            }
-            open.root = open.root.or(id);
+            closed: &mut self.closed,
         }
+        .statement(&instruction);
     }
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
-        let index = ComputationId(self.computations.len() as u32);
         let Some(mut open) = self.open.take() else {
             return;
         };
@@ -296,18 +339,39 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
                     .computation
                     .attributes
                     .push(TextAttribute::new(attribute.name.text, &value)),
-                Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
+                Err(e) => self
+                    .closed
+                    .errors
+                    .extend(e.into_iter().map(ModuleError::from)),
             }
         }
-        let mut lowering = ComputationLowering {
+        ComputationLowering {
             open: &mut open,
             texts: &mut self.texts,
-            errors: &mut self.errors,
-            calls: &mut self.calls,
-            index,
-        };
-        lowering.finish();
-        self.computations.push(open.computation);
+            closed: &mut self.closed,
+        }
+        .finish();
+        let (name, entry) = (open.head.name, open.head.entry);
+        // Known only now: the computations it wrote in place closed first and took ids.
+        let id = self.closed.close(open);
+        if let Some(&(_, first)) = self.computation_ids.get(name.text) {
+            self.closed.errors.push(ModuleError::DuplicateComputation {
+                name: name.text.to_string(),
+                span: name.span,
+                first,
+            });
+        } else {
+            self.computation_ids.insert(name.text, (id, name.span));
+        }
+        if entry {
+            if self.entry.is_some() {
+                self.closed
+                    .errors
+                    .push(ModuleError::MultipleEntries { span: name.span });
+            } else {
+                self.entry = Some(id);
+            }
+        }
     }
 }
 
@@ -321,32 +385,54 @@ impl<'s> ModuleLowering<'s> {
 
     /// The module, once the parser has handed over every computation; `module` gives the
     /// header and tables.
-    pub fn finish(mut self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
-        let mut errors = std::mem::take(&mut self.errors);
-        if self.computations.is_empty() {
+    pub fn finish(self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
+        let Closed {
+            mut computations,
+            mut errors,
+            calls,
+            in_place,
+        } = self.closed;
+        let Some(last) = computations.len().checked_sub(1) else {
             return Err(vec![ModuleError::Empty {
                 span: module.header.as_ref().map_or(Span::default(), |h| h.span),
             }]);
-        }
-        let entry = self
-            .entry
-            .unwrap_or(ComputationId(self.computations.len() as u32 - 1));
-        self.computations[entry.0 as usize].is_entry = true;
+        };
+        let entry = self.entry.unwrap_or(ComputationId(last as u32));
+        computations[entry.0 as usize].is_entry = true;
 
-        for call in &self.calls {
-            match self.computation_ids.get(call.name.text) {
-                Some(&(id, _)) => self.computations[call.computation.0 as usize]
-                    .instruction_mut(call.instruction)
-                    .called
-                    .push(id),
-                None => errors.push(ModuleError::UnknownComputation {
-                    name: call.name.text.to_string(),
-                    span: call.name.span,
-                }),
+        name_in_place_computations(&mut computations, &self.computation_ids);
+        for call in &calls {
+            let id = match call.callee {
+                Callee::InPlace(id) => id,
+                Callee::Named(name, _) => match self.computation_ids.get(name.text) {
+                    Some(&(id, _)) => id,
+                    None => {
+                        errors.push(ModuleError::UnknownComputation {
+                            name: name.text.to_string(),
+                            span: name.span,
+                        });
+                        continue;
+                    }
+                },
+            };
+            computations[call.computation.0 as usize]
+                .instruction_mut(call.instruction)
+                .called
+                .push(id);
+        }
+        for attribute in &in_place {
+            let text = callee_list_text(&attribute.callees, &computations);
+            let caller = &mut computations[attribute.computation.0 as usize];
+            if let Some(written) = caller
+                .instruction_mut(attribute.instruction)
+                .attributes
+                .get_mut(attribute.attribute)
+            {
+                written.value = text.into();
             }
         }
 
-        let entry_computation = &self.computations[entry.0 as usize];
+        let entry_computation = &computations[entry.0 as usize];
         let style = entry_computation
             .root()
             .or(entry_computation.order().last().copied())
@@ -369,7 +455,7 @@ impl<'s> ModuleLowering<'s> {
         });
 
         let name = module.header.as_ref().map_or_else(
-            || format!("module_{}", self.computations[entry.0 as usize].name),
+            || format!("module_{}", computations[entry.0 as usize].name),
             |h| h.name.text.to_string(),
         );
         if errors.is_empty() {
@@ -378,7 +464,7 @@ impl<'s> ModuleLowering<'s> {
                 has_header: module.header.is_some(),
                 attributes,
                 tables,
-                computations: self.computations,
+                computations,
                 entry,
                 style,
             })
@@ -397,6 +483,54 @@ fn error_start(error: &ModuleError) -> usize {
         .labels()
         .and_then(|mut labels| labels.next())
         .map_or(0, |label| label.offset())
+}
+
+/// Names each computation written in place as XLA's parser does: `_`, then `_.1`, `_.2`, ...
+/// in the order they closed, skipping names the module already uses.
+fn name_in_place_computations(
+    computations: &mut [Computation],
+    named: &FxHashMap<&str, (ComputationId, Span)>,
+) {
+    let mut suffix = 0u64;
+    for computation in computations.iter_mut().filter(|c| c.in_place) {
+        loop {
+            let name = match suffix {
+                0 => "_".to_string(),
+                n => format!("_.{n}"),
+            };
+            suffix += 1;
+            if !named.contains_key(name.as_str()) {
+                computation.name = name;
+                break;
+            }
+        }
+    }
+}
+
+/// The text of a called-computation attribute once its in-place callees have names:
+/// `_` or `{%a, _.1}`. The printer writes in-place callees back in place.
+fn callee_list_text(list: &CalleeList<'_>, computations: &[Computation]) -> String {
+    let mut text = String::new();
+    if list.braced {
+        text.push('{');
+    }
+    for (i, callee) in list.callees.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        match callee {
+            Callee::Named(word, WordKind::Name) => {
+                text.push('%');
+                text.push_str(word.text);
+            }
+            Callee::Named(word, _) => text.push_str(word.text),
+            Callee::InPlace(id) => text.push_str(&computations[id.0 as usize].name),
+        }
+    }
+    if list.braced {
+        text.push('}');
+    }
+    text
 }
 
 /// XLA's single-instruction form: operands written with shapes become parameters of an
@@ -487,10 +621,7 @@ fn lower_single_instruction<'s>(
 struct ComputationLowering<'a, 's> {
     open: &'a mut OpenComputation<'s>,
     texts: &'a mut AttributeTexts<'s>,
-    errors: &'a mut Vec<ModuleError>,
-    calls: &'a mut Vec<PendingCall<'s>>,
-    /// The computation's index in the module.
-    index: ComputationId,
+    closed: &'a mut Closed<'s>,
 }
 
 /// An operand waiting for its name to be resolved.
@@ -505,12 +636,86 @@ struct PendingOperand<'s> {
 }
 
 impl<'s> ComputationLowering<'_, 's> {
+    /// Lowers one line of the computation.
+    fn statement(&mut self, instruction: &ast::Instruction<'s>) {
+        let mut pending = std::mem::take(&mut self.open.pending);
+        let id = self.instruction(instruction, &mut pending);
+        self.open.pending = pending;
+        if instruction.root {
+            if self.open.root.is_some() {
+                self.closed.errors.push(ModuleError::MultipleRoots {
+                    computation: self.open.head.name.text.to_string(),
+                    span: instruction.span,
+                });
+            }
+            self.open.root = self.open.root.or(id);
+        }
+    }
+
+    /// Lowers a computation written in place (`to_apply=\n  { ... }`) into a computation of
+    /// its own, as XLA's parser does, and closes it before its caller. XLA asks more of its
+    /// lines than of a named computation's: each is named and names its operands.
+    fn in_place_computation(
+        &mut self,
+        instructions: &[ast::Instruction<'s>],
+        span: Span,
+    ) -> ComputationId {
+        let head = ast::ComputationHead {
+            entry: false,
+            name: ast::Name {
+                text: "_",
+                percent: false,
+                span,
+            },
+            signature: None,
+            start: span.start,
+        };
+        let mut computation = Computation::new("_");
+        computation.in_place = true;
+        computation.percent = false;
+        computation.has_signature = false;
+        computation.span = span;
+        let mut open = OpenComputation::new(head, computation);
+        let mut lowering = ComputationLowering {
+            open: &mut open,
+            texts: self.texts,
+            closed: self.closed,
+        };
+        for instruction in instructions {
+            if instruction.name.text.is_empty() {
+                lowering.closed.errors.push(ModuleError::Invalid {
+                    message: "expects name: an instruction of an in-place computation needs \
+                              `name =`"
+                        .into(),
+                    span: instruction.span,
+                });
+                continue;
+            }
+            if instruction
+                .operands
+                .iter()
+                .any(|o| matches!(o, ast::Operand::Shape(_)))
+            {
+                lowering.closed.errors.push(ModuleError::Invalid {
+                    message: "expects name: an operand of an in-place computation must name \
+                              an instruction"
+                        .into(),
+                    span: instruction.span,
+                });
+                continue;
+            }
+            lowering.statement(instruction);
+        }
+        lowering.finish();
+        self.closed.close(open)
+    }
+
     /// Resolves operands and checks the computation once its closing brace is read.
     fn finish(&mut self) {
         let head = &self.open.head;
         let computation = &mut self.open.computation;
         if computation.is_empty() {
-            self.errors.push(ModuleError::MissingRoot {
+            self.closed.errors.push(ModuleError::MissingRoot {
                 name: head.name.text.to_string(),
                 span: head.name.span,
             });
@@ -518,7 +723,7 @@ impl<'s> ComputationLowering<'_, 's> {
         }
         for operand in std::mem::take(&mut self.open.pending) {
             let Some(id) = computation.find(operand.name.text) else {
-                self.errors.push(ModuleError::UnknownOperand {
+                self.closed.errors.push(ModuleError::UnknownOperand {
                     name: operand.name.text.to_string(),
                     computation: head.name.text.to_string(),
                     span: operand.name.span,
@@ -536,7 +741,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     computation.instruction(id).shape_written
                         && !crate::verify::shapes::compatible(declared, a)
                 }) {
-                    self.errors.push(ModuleError::Invalid {
+                    self.closed.errors.push(ModuleError::Invalid {
                         message: format!(
                             "The declared operand shape {declared} is not compatible \
                              with the shape of the operand instruction {actual}."
@@ -563,7 +768,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 if computation.instruction(root_id).shape_written
                     && !crate::verify::shapes::compatible(&declared, root_shape)
                 {
-                    self.errors.push(ModuleError::Invalid {
+                    self.closed.errors.push(ModuleError::Invalid {
                         message: format!(
                             "Shape of computation {}, {}, is not compatible with that of its \
                              root instruction {}, {}",
@@ -583,7 +788,7 @@ impl<'s> ComputationLowering<'_, 's> {
             if let [(a, _), (b, id)] = pair {
                 if a == b {
                     let span = computation.instruction(*id).span;
-                    self.errors.push(ModuleError::Invalid {
+                    self.closed.errors.push(ModuleError::Invalid {
                         message: format!("Duplicate parameter number {a}"),
                         span,
                     });
@@ -608,7 +813,7 @@ impl<'s> ComputationLowering<'_, 's> {
         if self.open.out_of_order {
             if let Some(id) = computation.find_cycle() {
                 let instruction = computation.instruction(id);
-                self.errors.push(ModuleError::Cycle {
+                self.closed.errors.push(ModuleError::Cycle {
                     name: instruction.name.clone(),
                     span: instruction.span,
                 });
@@ -631,7 +836,9 @@ impl<'s> ComputationLowering<'_, 's> {
             Some(shape) => match lower_shape(shape) {
                 Ok(shape) => (with_default_layouts(shape), true),
                 Err(e) => {
-                    self.errors.extend(e.into_iter().map(ModuleError::from));
+                    self.closed
+                        .errors
+                        .extend(e.into_iter().map(ModuleError::from));
                     return None;
                 }
             },
@@ -641,29 +848,53 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.shape_written = shape_written;
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
-        let mut called = Vec::new();
+        let mut callee_lists = Vec::new();
         for attribute in &instruction.attributes {
+            let calls = CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
+                && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
+            if calls && holds_body(&attribute.value) {
+                // The text is written once the in-place computations have names.
+                let index = lowered.attributes.len();
+                lowered
+                    .attributes
+                    .push(TextAttribute::new(attribute.name.text, ""));
+                let braced = matches!(attribute.value.as_slice(), [Term::List(_)]);
+                let mut callees = Vec::new();
+                self.callees(&attribute.value, &mut callees);
+                callee_lists.push((Some(index), CalleeList { callees, braced }));
+                continue;
+            }
             match self.texts.text(attribute) {
                 Ok(value) => lowered.attributes.push(TextAttribute {
                     name: attribute.name.text.into(),
                     value,
                 }),
-                Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
+                Err(e) => self
+                    .closed
+                    .errors
+                    .extend(e.into_iter().map(ModuleError::from)),
             }
-            if CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
-                && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text)
-            {
-                self.called(&attribute.value, &mut called);
+            if calls {
+                let mut callees = Vec::new();
+                self.callees(&attribute.value, &mut callees);
+                callee_lists.push((
+                    None,
+                    CalleeList {
+                        callees,
+                        braced: false,
+                    },
+                ));
             }
         }
         let operands = self.payload(instruction, &mut lowered);
         let id = self.add(lowered, instruction.name, instruction.span)?;
-        for name in called {
-            self.calls.push(PendingCall {
-                computation: self.index,
-                instruction: id,
-                name,
-            });
+        for (index, list) in callee_lists {
+            self.open
+                .calls
+                .extend(list.callees.iter().map(|&callee| (id, callee)));
+            if let Some(index) = index {
+                self.open.in_place.push((id, index, list));
+            }
         }
         self.operands(id, operands, pending);
         Some(id)
@@ -680,14 +911,14 @@ impl<'s> ComputationLowering<'_, 's> {
             (Opcode::Parameter, [ast::Operand::Literal(Term::Word(word, WordKind::Int))]) => {
                 match word.text.parse::<i64>() {
                     Ok(n) => lowered.payload = Payload::Parameter(n),
-                    Err(_) => self.errors.push(ModuleError::ParameterNumber {
+                    Err(_) => self.closed.errors.push(ModuleError::ParameterNumber {
                         span: instruction.span,
                     }),
                 }
                 &[]
             }
             (Opcode::Parameter, _) => {
-                self.errors.push(ModuleError::ParameterNumber {
+                self.closed.errors.push(ModuleError::ParameterNumber {
                     span: instruction.span,
                 });
                 &[]
@@ -707,7 +938,10 @@ impl<'s> ComputationLowering<'_, 's> {
             (_, [ast::Operand::Literal(term)]) => {
                 match print::literal_text(term) {
                     Ok(text) => lowered.payload = Payload::Literal(text.into()),
-                    Err(e) => self.errors.extend(e.into_iter().map(ModuleError::from)),
+                    Err(e) => self
+                        .closed
+                        .errors
+                        .extend(e.into_iter().map(ModuleError::from)),
                 }
                 &[]
             }
@@ -723,7 +957,7 @@ impl<'s> ComputationLowering<'_, 's> {
     ) -> Option<InstrId> {
         let computation = &mut self.open.computation;
         if let Some(first) = computation.find(name.text) {
-            self.errors.push(ModuleError::DuplicateInstruction {
+            self.closed.errors.push(ModuleError::DuplicateInstruction {
                 name: name.text.to_string(),
                 computation: computation.name.clone(),
                 span: name.span,
@@ -802,9 +1036,11 @@ impl<'s> ComputationLowering<'_, 's> {
                 }
                 ast::Operand::Shape(shape) => {
                     // XLA's single-instruction form: a shape alone is a new parameter.
-                    if let Ok(shape) = lower_shape(shape)
-                        .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
-                    {
+                    if let Ok(shape) = lower_shape(shape).map_err(|e| {
+                        self.closed
+                            .errors
+                            .extend(e.into_iter().map(ModuleError::from))
+                    }) {
                         let number = self.open.computation.parameters().len() as i64;
                         let name = self.open.computation.unique_name("parameter.anon");
                         let mut parameter =
@@ -816,7 +1052,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 }
                 ast::Operand::Literal(term) => {
                     // A literal among operands has no meaning; keep it visible as an error.
-                    self.errors.push(ModuleError::CannotInferShape {
+                    self.closed.errors.push(ModuleError::CannotInferShape {
                         opcode: "literal operand".into(),
                         span: term.span(),
                     });
@@ -836,7 +1072,11 @@ impl<'s> ComputationLowering<'_, 's> {
             Some(shape) => (
                 with_default_layouts(
                     lower_shape(shape)
-                        .map_err(|e| self.errors.extend(e.into_iter().map(ModuleError::from)))
+                        .map_err(|e| {
+                            self.closed
+                                .errors
+                                .extend(e.into_iter().map(ModuleError::from))
+                        })
                         .ok()?,
                 ),
                 true,
@@ -855,11 +1095,14 @@ impl<'s> ComputationLowering<'_, 's> {
         Some(id)
     }
 
-    /// Collects the computation names a called-computation attribute gives.
-    fn called(&mut self, value: &[Term<'s>], called: &mut Vec<ast::Word<'s>>) {
+    /// Collects the computations a called-computation attribute names or writes in place;
+    /// those written in place are lowered here.
+    fn callees(&mut self, value: &[Term<'s>], callees: &mut Vec<Callee<'s>>) {
         for term in value {
             match term {
-                Term::Word(word, WordKind::Name | WordKind::Ident) => called.push(*word),
+                Term::Word(word, kind @ (WordKind::Name | WordKind::Ident)) => {
+                    callees.push(Callee::Named(*word, *kind))
+                }
                 // A list holding more than names is an in-place computation written
                 // without instruction names, which XLA's parser rejects.
                 Term::List(list)
@@ -868,15 +1111,17 @@ impl<'s> ComputationLowering<'_, 's> {
                         .iter()
                         .any(|t| matches!(t, Term::List(_) | Term::Attr { .. })) =>
                 {
-                    self.errors.push(ModuleError::Invalid {
+                    self.closed.errors.push(ModuleError::Invalid {
                         message: "expects name: an instruction of an in-place computation \
                                   needs `name =`"
                             .into(),
                         span: list.span,
                     })
                 }
-                Term::List(list) => self.called(&list.terms, called),
-                Term::Body(instructions, _) => self.errors.extend(check_body(instructions)),
+                Term::List(list) => self.callees(&list.terms, callees),
+                Term::Body(instructions, span) => callees.push(Callee::InPlace(
+                    self.in_place_computation(instructions, *span),
+                )),
                 _ => {}
             }
         }
@@ -904,7 +1149,7 @@ impl<'s> ComputationLowering<'_, 's> {
             let inferred = infer_from_operands(instruction, &operands);
             match inferred {
                 Some(shape) => self.open.computation.instruction_mut(id).shape = shape,
-                None => self.errors.push(ModuleError::CannotInferShape {
+                None => self.closed.errors.push(ModuleError::CannotInferShape {
                     opcode: instruction.opcode.name().to_string(),
                     span: instruction.span,
                 }),
@@ -913,44 +1158,13 @@ impl<'s> ComputationLowering<'_, 's> {
     }
 }
 
-/// Checks a computation written in place (`to_apply={ ... }`): every instruction is named
-/// and every operand names an instruction of the body, as XLA's parser requires.
-fn check_body(instructions: &[ast::Instruction<'_>]) -> Vec<ModuleError> {
-    let mut errors = Vec::new();
-    for instruction in instructions {
-        if instruction.name.text.is_empty() {
-            errors.push(ModuleError::Invalid {
-                message: "expects name: an instruction of an in-place computation needs \
-                          `name =`"
-                    .into(),
-                span: instruction.span,
-            });
-        }
-        // A constant's lone word (`constant(inf)`, `constant(true)`) is a literal.
-        if instruction.opcode.text == "constant" {
-            continue;
-        }
-        for operand in &instruction.operands {
-            match operand {
-                ast::Operand::Ref { name, .. }
-                    if !instructions.iter().any(|i| i.name.text == name.text) =>
-                {
-                    errors.push(ModuleError::Invalid {
-                        message: format!("instruction does not exist: {}", name.text),
-                        span: name.span,
-                    })
-                }
-                ast::Operand::Shape(_) => errors.push(ModuleError::Invalid {
-                    message: "expects name: an operand of an in-place computation must name \
-                              an instruction"
-                        .into(),
-                    span: instruction.span,
-                }),
-                _ => {}
-            }
-        }
-    }
-    errors
+/// Whether an attribute value writes a computation in place, alone or in a list.
+fn holds_body(value: &[Term<'_>]) -> bool {
+    value.iter().any(|term| match term {
+        Term::Body(..) => true,
+        Term::List(list) => holds_body(&list.terms),
+        _ => false,
+    })
 }
 
 /// How one line writes names (`%` or not) and operands (with shapes or not).
