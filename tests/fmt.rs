@@ -358,3 +358,40 @@ fn in_place_computations_are_verified() {
         "{message}"
     );
 }
+
+/// Found while testing in-place computations: XLA's parser takes each attribute once
+/// ("attribute to_apply already exists"), and reads a `{` after `to_apply=` as an in-place
+/// computation, so `to_apply={}` or `to_apply={%add}` is an error ("expects name").
+#[test]
+fn xlas_attribute_rules_are_kept() {
+    let module = |instruction: &str| {
+        format!(
+            "HloModule m\n\nadd {{\n  x = f32[] parameter(0)\n  ROOT s = f32[] negate(x)\n}}\n\n\
+             ENTRY e {{\n  p = f32[] parameter(0)\n  ROOT c = f32[] {instruction}\n}}\n"
+        )
+    };
+    let first_error = |instruction: &str| {
+        let text = module(instruction);
+        match hlo_layout::parse_module(&text) {
+            Ok(_) => String::from("accepted"),
+            Err(errors) => errors[0].to_string(),
+        }
+    };
+    assert_eq!(first_error("call(p), to_apply=add"), "accepted");
+    assert_eq!(first_error("call(p), to_apply=%add"), "accepted");
+    assert_eq!(
+        first_error("call(p), to_apply=add, to_apply=add"),
+        "attribute to_apply already exists"
+    );
+    assert_eq!(
+        first_error("negate(p), metadata={op_name=\"a\"}, metadata={}"),
+        "attribute metadata already exists"
+    );
+    for value in ["{}", "{add}", "{%add}"] {
+        let message = first_error(&format!("call(p), to_apply={value}"));
+        assert!(message.starts_with("expects name"), "{value}: {message}");
+    }
+    // A list of computations stays a list where the attribute takes one.
+    let text = module("custom-call(p), custom_call_target=\"f\", called_computations={}");
+    hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{e:?}"));
+}

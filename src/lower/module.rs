@@ -333,6 +333,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
             return;
         };
         open.computation.span.end = end;
+        check_unique_attributes(&attributes, &mut self.closed.errors);
         for attribute in &attributes {
             match print::attribute_value_text(attribute, 0) {
                 Ok(value) => open
@@ -442,6 +443,7 @@ impl<'s> ModuleLowering<'s> {
 
         let mut attributes = Vec::new();
         if let Some(header) = &module.header {
+            check_unique_attributes(&header.attributes, &mut errors);
             for attribute in &header.attributes {
                 match print::attribute_value_text(attribute, 0) {
                     Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
@@ -848,10 +850,22 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.shape_written = shape_written;
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
+        check_unique_attributes(&instruction.attributes, &mut self.closed.errors);
         let mut callee_lists = Vec::new();
         for attribute in &instruction.attributes {
             let calls = CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
                 && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
+            if calls && !takes_a_list(attribute.name.text) && !names_one(&attribute.value) {
+                // XLA reads a `{` there as an in-place computation, which needs names.
+                self.closed.errors.push(ModuleError::Invalid {
+                    message: format!(
+                        "expects name: `{}` takes one computation, by name or written in \
+                         place as `{{ name = ... }}`",
+                        attribute.name.text
+                    ),
+                    span: attribute.span,
+                });
+            }
             if calls && holds_body(&attribute.value) {
                 // The text is written once the in-place computations have names.
                 let index = lowered.attributes.len();
@@ -1156,6 +1170,34 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
     }
+}
+
+/// XLA's parser takes each attribute once.
+fn check_unique_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
+    for (i, attribute) in attributes.iter().enumerate() {
+        if attributes[..i]
+            .iter()
+            .any(|a| a.name.text == attribute.name.text)
+        {
+            errors.push(ModuleError::Invalid {
+                message: format!("attribute {} already exists", attribute.name.text),
+                span: attribute.name.span,
+            });
+        }
+    }
+}
+
+/// The called-computation attributes that take a braced list of computations.
+fn takes_a_list(attribute: &str) -> bool {
+    matches!(attribute, "branch_computations" | "called_computations")
+}
+
+/// Whether an attribute value gives exactly one computation: a name or an in-place body.
+fn names_one(value: &[Term<'_>]) -> bool {
+    matches!(
+        value,
+        [Term::Word(_, WordKind::Name | WordKind::Ident) | Term::Body(..)]
+    )
 }
 
 /// Whether an attribute value writes a computation in place, alone or in a list.
