@@ -32,57 +32,48 @@ fn main() {
         .into_iter()
         .filter(|p| name(p).contains(&filter))
         .collect();
+    // Modules of 1 MiB and more are parsed in two halves on two threads, and large ones
+    // verified on two; each stage is also timed on one thread, so that both figures stand
+    // beside XLA's (one thread). The two are timed file by file, one after the other, so
+    // that a slow spell of the machine touches both alike.
+    const MODES: [(&str, usize); 2] = [
+        ("1 thread", usize::MAX),
+        ("2 threads", hlo_layout::syntax::PARALLEL_MIN_BYTES),
+    ];
+    let mut totals: [Stages; 2] = Default::default();
     let mut total_bytes = 0usize;
-    let mut total_seconds = 0f64;
-    let mut total_lower_seconds = 0f64;
-    let mut total_verify_seconds = 0f64;
-    let mut total_instructions = 0usize;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        let parts = hlo_layout::syntax::split_modules(&text);
-        let mut best = f64::INFINITY;
-        for _ in 0..repeats() {
-            let start = Instant::now();
-            let mut modules = Vec::with_capacity(parts.len());
-            for range in &parts {
-                modules.push(hlo_layout::syntax::parse_module_range(&text, range.clone()));
-            }
-            best = best.min(start.elapsed().as_secs_f64());
-            assert!(
-                modules.iter().all(Result::is_ok),
-                "{} does not parse",
-                path.display()
-            );
-            drop(modules);
-        }
-        let (best_lower, best_verify, instructions) = lower_and_verify(&text, &parts);
-        total_instructions += instructions;
         total_bytes += text.len();
-        total_seconds += best;
-        total_lower_seconds += best_lower;
-        total_verify_seconds += best_verify;
         let mb = text.len() as f64 / 1e6;
-        println!(
-            "ours {:60} {:7.2} MB  parse {:7.1} MB/s  +lower {:7.1} MB/s ({:5.2} M instr/s)  +verify {:7.1} MB/s",
-            name(path),
-            mb,
-            mb / best,
-            mb / best_lower,
-            instructions as f64 / best_lower / 1e6,
-            mb / best_verify
-        );
+        for ((threads, min_bytes), total) in MODES.iter().zip(&mut totals) {
+            let stages = time_stages(&text, *min_bytes, path);
+            println!(
+                "ours ({threads:9}) {:50} {:5.2} MB  parse {:6.1} MB/s  +lower {:6.1} MB/s ({:4.2} M instr/s)  +verify {:6.1} MB/s",
+                name(path),
+                mb,
+                mb / stages.parse,
+                mb / stages.lower,
+                stages.instructions as f64 / stages.lower / 1e6,
+                mb / stages.verify
+            );
+            total.add(&stages);
+        }
     }
     let mb = total_bytes as f64 / 1e6;
-    println!(
-        "ours total: {mb:.2} MB, {total_instructions} instructions; parse {:.1} MB/s, parse+lower {:.1} MB/s ({:.2} M instructions/s), parse+lower+verify {:.1} MB/s (best of {})",
-        mb / total_seconds,
-        mb / total_lower_seconds,
-        total_instructions as f64 / total_lower_seconds / 1e6,
-        mb / total_verify_seconds,
-        repeats()
-    );
+    for ((threads, _), total) in MODES.iter().zip(&totals) {
+        println!(
+            "ours total ({threads}): {mb:.2} MB, {} instructions; parse {:.1} MB/s, parse+lower {:.1} MB/s ({:.2} M instructions/s), parse+lower+verify {:.1} MB/s (best of {})",
+            total.instructions,
+            mb / total.parse,
+            mb / total.lower,
+            total.instructions as f64 / total.lower / 1e6,
+            mb / total.verify,
+            repeats()
+        );
+    }
     let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
     if python.is_empty() || !Path::new(&python).exists() {
         println!("XLA not measured: no python with jax at {python:?} (set HLO_PYTHON)");
@@ -101,28 +92,72 @@ fn main() {
     }
 }
 
-/// Best times of text -> IR and of text -> IR -> verified, over every module of the file,
-/// and the number of instructions read.
-fn lower_and_verify(text: &str, parts: &[std::ops::Range<usize>]) -> (f64, f64, usize) {
-    let mut best_lower = f64::INFINITY;
-    let mut best_verify = f64::INFINITY;
-    let mut instructions = 0;
+/// Best times in seconds of each stage over every module of one file, and the number of
+/// instructions read.
+#[derive(Default)]
+struct Stages {
+    parse: f64,
+    lower: f64,
+    verify: f64,
+    instructions: usize,
+}
+
+impl Stages {
+    fn add(&mut self, other: &Stages) {
+        self.parse += other.parse;
+        self.lower += other.lower;
+        self.verify += other.verify;
+        self.instructions += other.instructions;
+    }
+}
+
+/// Times text -> syntax tree, text -> IR and text -> verified IR, parsing modules of
+/// `min_bytes` and more in two halves on two threads.
+fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
+    let parts = hlo_layout::syntax::split_modules(text);
+    let mut stages = Stages {
+        parse: f64::INFINITY,
+        lower: f64::INFINITY,
+        verify: f64::INFINITY,
+        instructions: 0,
+    };
     let options = hlo_layout::verify::VerifyOptions::default();
+    for _ in 0..repeats() {
+        let start = Instant::now();
+        let trees: Vec<_> = parts
+            .iter()
+            .map(|range| hlo_layout::syntax::parse_module_range_cut(text, range.clone(), min_bytes))
+            .collect();
+        stages.parse = stages.parse.min(start.elapsed().as_secs_f64());
+        assert!(
+            trees.iter().all(Result::is_ok),
+            "{} does not parse",
+            path.display()
+        );
+        drop(trees);
+    }
     for _ in 0..repeats() {
         let start = Instant::now();
         let modules: Vec<_> = parts
             .iter()
-            .filter_map(|range| hlo_layout::parse_module_range(text, range.clone()).ok())
+            .filter_map(|range| {
+                hlo_layout::parse_module_range_cut(text, range.clone(), min_bytes).ok()
+            })
             .collect();
         let lowered = start.elapsed().as_secs_f64();
+        let min_instructions = if min_bytes == usize::MAX {
+            usize::MAX
+        } else {
+            hlo_layout::verify::PARALLEL_MIN_INSTRUCTIONS
+        };
         for module in &modules {
-            let _ = hlo_layout::verify::verify(module, &options);
+            let _ = hlo_layout::verify::verify_on(module, &options, min_instructions);
         }
-        best_lower = best_lower.min(lowered);
-        best_verify = best_verify.min(start.elapsed().as_secs_f64());
-        instructions = modules.iter().map(|m| m.instruction_count()).sum();
+        stages.lower = stages.lower.min(lowered);
+        stages.verify = stages.verify.min(start.elapsed().as_secs_f64());
+        stages.instructions = modules.iter().map(|m| m.instruction_count()).sum();
     }
-    (best_lower, best_verify, instructions)
+    stages
 }
 
 /// The `large/` files and the five largest `xla-tests/` files.

@@ -22,6 +22,13 @@
 //!   and its output follows the module's order (maps are `BTreeMap`s).
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
+//! - Large inputs use two threads and give exactly what one thread gives. A module of
+//!   [`syntax::PARALLEL_MIN_BYTES`] or more is parsed and lowered in two halves, cut where a
+//!   computation starts; the cut is taken only when each half parses on its own as
+//!   computations of one module, and otherwise the whole is parsed in one pass
+//!   (`tests/parallel_parse.rs` cuts small inputs at every line and compares). A module of
+//!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
+//!   its errors reported in computation order.
 //!
 //! # Limits
 //!
@@ -86,6 +93,26 @@ pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
     }
 }
 
+/// Parses and lowers `text[range.start..cut]` and `text[cut..range.end]` on two threads and
+/// joins the halves; `None` when the halves do not each parse on their own as computations
+/// of one module, and then only parsing the whole in one go can tell. Whenever it gives a
+/// module, it is the module [`parse_module_range`] gives.
+#[doc(hidden)]
+pub fn parse_module_range_at(
+    text: &str,
+    range: std::ops::Range<usize>,
+    cut: usize,
+) -> Option<Result<ir::Module, Vec<Error>>> {
+    let halves = syntax::in_two_halves(text, range, cut, || lower::ModuleLowering::new(text));
+    let ((tree, mut lowering), (_, second)) = halves?;
+    lowering.absorb(second);
+    Some(
+        lowering
+            .finish(&tree)
+            .map_err(|errors| errors.into_iter().map(Error::from).collect()),
+    )
+}
+
 /// Parses a module and prints it canonically (see [`mod@print`]). Every error found is returned,
 /// each with a span into `text`.
 pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
@@ -114,6 +141,22 @@ pub fn parse_module_range(
     text: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ir::Module, Vec<Error>> {
+    parse_module_range_cut(text, range, syntax::PARALLEL_MIN_BYTES)
+}
+
+/// [`parse_module_range`], parsing and lowering in two halves on two threads when the text
+/// is at least `min_bytes` long and has a place to cut; the result is the same either way,
+/// which tests check with a small `min_bytes`.
+#[doc(hidden)]
+pub fn parse_module_range_cut(
+    text: &str,
+    range: std::ops::Range<usize>,
+    min_bytes: usize,
+) -> Result<ir::Module, Vec<Error>> {
+    let cut = syntax::cut_point(text, range.clone(), min_bytes);
+    if let Some(lowered) = cut.and_then(|cut| parse_module_range_at(text, range.clone(), cut)) {
+        return lowered;
+    }
     // Computations are lowered as they are parsed, so the whole syntax tree never exists.
     let mut lowering = lower::ModuleLowering::new(text);
     let tree = syntax::parse_module_into(text, range, &mut lowering)

@@ -584,7 +584,8 @@ struct OrderList {
     head: u32,
     tail: u32,
     len: usize,
-    slice: std::cell::OnceCell<Vec<InstrId>>,
+    // `OnceLock`, not `OnceCell`: the verifier reads computations from two threads.
+    slice: std::sync::OnceLock<Vec<InstrId>>,
 }
 
 impl OrderList {

@@ -164,8 +164,8 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
 #[derive(Default)]
 pub struct ModuleLowering<'s> {
     computation_ids: FxHashMap<&'s str, (ComputationId, Span)>,
-    /// The first computation the text marked `ENTRY`.
-    entry: Option<ComputationId>,
+    /// The first computation the text marked `ENTRY`, and where its name is.
+    entry: Option<(ComputationId, Span)>,
     /// The computation being read.
     open: Option<OpenComputation<'s>>,
     texts: AttributeTexts<'s>,
@@ -370,7 +370,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
                     .errors
                     .push(ModuleError::MultipleEntries { span: name.span });
             } else {
-                self.entry = Some(id);
+                self.entry = Some((id, name.span));
             }
         }
     }
@@ -382,6 +382,83 @@ impl<'s> ModuleLowering<'s> {
         let mut lowering = ModuleLowering::default();
         lowering.texts.source = Some(source);
         lowering
+    }
+
+    /// Takes over the computations `later` lowered from the text after this one's (the
+    /// second half of a module parsed on two threads), as if this lowering had read them:
+    /// their ids follow this one's, and a name or an `ENTRY` given in both halves is an
+    /// error here as it would have been in one pass.
+    pub fn absorb(&mut self, later: ModuleLowering<'s>) {
+        let offset = self.closed.computations.len() as u32;
+        let shift = |id: ComputationId| ComputationId(id.0 + offset);
+        let shift_callee = |callee: Callee<'s>| match callee {
+            Callee::InPlace(id) => Callee::InPlace(shift(id)),
+            named => named,
+        };
+        // In id order, so that the errors come out the same on every run.
+        let mut named: Vec<(&'s str, (ComputationId, Span))> =
+            later.computation_ids.into_iter().collect();
+        named.sort_by_key(|(_, (id, _))| id.0);
+        for (name, (id, span)) in named {
+            if let Some(&(_, first)) = self.computation_ids.get(name) {
+                self.closed.errors.push(ModuleError::DuplicateComputation {
+                    name: name.to_string(),
+                    span,
+                    first,
+                });
+            } else {
+                self.computation_ids.insert(name, (shift(id), span));
+            }
+        }
+        if let Some((id, span)) = later.entry {
+            if self.entry.is_some() {
+                self.closed
+                    .errors
+                    .push(ModuleError::MultipleEntries { span });
+            } else {
+                self.entry = Some((shift(id), span));
+            }
+        }
+        let closed = later.closed;
+        // A name the later half defined twice may have a first definition in this half.
+        self.closed
+            .errors
+            .extend(closed.errors.into_iter().map(|error| match error {
+                ModuleError::DuplicateComputation { name, span, first } => {
+                    let first = self
+                        .computation_ids
+                        .get(name.as_str())
+                        .map_or(first, |&(_, span)| span);
+                    ModuleError::DuplicateComputation { name, span, first }
+                }
+                other => other,
+            }));
+        self.closed
+            .calls
+            .extend(closed.calls.into_iter().map(|call| PendingCall {
+                computation: shift(call.computation),
+                instruction: call.instruction,
+                callee: shift_callee(call.callee),
+            }));
+        self.closed
+            .in_place
+            .extend(closed.in_place.into_iter().map(|attribute| {
+                InPlaceAttribute {
+                    computation: shift(attribute.computation),
+                    instruction: attribute.instruction,
+                    attribute: attribute.attribute,
+                    callees: CalleeList {
+                        callees: attribute
+                            .callees
+                            .callees
+                            .into_iter()
+                            .map(shift_callee)
+                            .collect(),
+                        braced: attribute.callees.braced,
+                    },
+                }
+            }));
+        self.closed.computations.extend(closed.computations);
     }
 
     /// The module, once the parser has handed over every computation; `module` gives the
@@ -398,7 +475,7 @@ impl<'s> ModuleLowering<'s> {
                 span: module.header.as_ref().map_or(Span::default(), |h| h.span),
             }]);
         };
-        let entry = self.entry.unwrap_or(ComputationId(last as u32));
+        let entry = self.entry.map_or(ComputationId(last as u32), |(id, _)| id);
         computations[entry.0 as usize].is_entry = true;
 
         name_in_place_computations(&mut computations, &self.computation_ids);

@@ -40,10 +40,136 @@ pub fn parse_module_range(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    parse_module_range_cut(source, range, PARALLEL_MIN_BYTES)
+}
+
+/// [`parse_module_range`], parsing in two halves on two threads when the text is at least
+/// `min_bytes` long and has a place to cut (see [`cut_point`]). Tests lower `min_bytes` to
+/// compare both ways on small inputs.
+#[doc(hidden)]
+pub fn parse_module_range_cut(
+    source: &str,
+    range: std::ops::Range<usize>,
+    min_bytes: usize,
+) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
+    let cut = cut_point(source, range.clone(), min_bytes);
+    if let Some(module) = cut.and_then(|cut| parse_module_range_at(source, range.clone(), cut)) {
+        return Ok(module);
+    }
     let mut sink = ast::CollectSink::default();
     let mut module = parse_module_into(source, range, &mut sink)?;
     module.computations = sink.computations;
     Ok(module)
+}
+
+/// Parses `source[range.start..cut]` and `source[cut..range.end]` on two threads and joins
+/// the halves; `None` when they do not each parse on their own as computations of one
+/// module. Whenever it gives a module, it is the module [`parse_module_range`] gives.
+#[doc(hidden)]
+pub fn parse_module_range_at(
+    source: &str,
+    range: std::ops::Range<usize>,
+    cut: usize,
+) -> Option<ast::Module<'_>> {
+    let halves = in_two_halves(source, range, cut, ast::CollectSink::default);
+    let ((mut module, mut sink), (_, tail)) = halves?;
+    sink.computations.extend(tail.computations);
+    module.computations = sink.computations;
+    Some(module)
+}
+
+/// Modules at least this large are parsed in two halves on two threads.
+pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// Where `source[range]` may be cut in two to parse each half on its own thread: the start of
+/// a line that begins a computation (a name, `%name` or `ENTRY` at the start of the line)
+/// after a line holding only `}`, the one nearest the middle. It is a guess made without
+/// lexing: the halves are taken only when each half parses on its own as XLA's modules
+/// do, which a cut inside a string, a comment or a computation never allows.
+pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) -> Option<usize> {
+    let text = source.get(range.clone())?;
+    if text.len() < min_bytes.max(2) {
+        return None;
+    }
+    let middle = text.len() / 2;
+    // `\n}\n` at `at`: the computation that may follow starts after the blank lines.
+    let computation_after = |at: usize| {
+        let after = at + 3;
+        let rest = &text[after..];
+        let blank = rest.len() - rest.trim_start_matches(['\n', '\r', ' ', '\t']).len();
+        let line_start = rest[..blank].rfind('\n').map_or(0, |n| n + 1);
+        let starts = rest[line_start..]
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'%');
+        starts.then_some(after + line_start)
+    };
+    let bytes = text.as_bytes();
+    let closing = |window: &[u8]| window == b"\n}\n";
+    let mut after_middle = None;
+    let mut from = middle;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| rest.windows(3).position(closing))
+    {
+        if let Some(cut) = computation_after(from + found) {
+            after_middle = Some(cut);
+            break;
+        }
+        from += found + 1;
+    }
+    let mut before_middle = None;
+    let mut to = (middle + 2).min(bytes.len());
+    while let Some(found) = bytes[..to].windows(3).rposition(closing) {
+        if let Some(cut) = computation_after(found) {
+            before_middle = Some(cut);
+            break;
+        }
+        to = found + 2;
+    }
+    let distance = |cut: &usize| cut.abs_diff(middle);
+    [after_middle, before_middle]
+        .into_iter()
+        .flatten()
+        .min_by_key(distance)
+        .map(|cut| range.start + cut)
+}
+
+/// Parses `source[range.start..cut]` on this thread and `source[cut..range.end]` on another,
+/// each into a sink `new_sink` makes. `None` unless both halves parse without an error and
+/// the second is computations only (no header, tables or lone instruction), so that reading
+/// the whole in one go would have given the same computations: then the caller does that.
+pub(crate) fn in_two_halves<'s, S>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    cut: usize,
+    new_sink: impl Fn() -> S + Sync,
+) -> Option<((ast::Module<'s>, S), (ast::Module<'s>, S))>
+where
+    S: ast::Sink<'s> + Send,
+{
+    if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
+        return None;
+    }
+    let parse = |range: std::ops::Range<usize>| {
+        let mut sink = new_sink();
+        parse_module_into(source, range, &mut sink)
+            .ok()
+            .map(|module| (module, sink))
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let second = std::thread::Builder::new()
+            .name("parse-second-half".into())
+            .spawn_scoped(scope, || parse(cut..range.end))
+            .ok()?;
+        let first = parse(range.start..cut);
+        Some((first, second.join().ok().flatten()))
+    })?;
+    let (first, second) = (first?, second?);
+    let tail = &second.0;
+    let computations_only =
+        tail.header.is_none() && tail.tables.is_empty() && tail.instruction.is_none();
+    (computations_only && first.0.instruction.is_none()).then_some((first, second))
 }
 
 /// Parses `source[range]`, handing each computation to `sink` instruction by instruction as

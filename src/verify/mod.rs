@@ -70,21 +70,32 @@ impl VerifyError {
     }
 }
 
-/// Checks `module`; every error found is returned.
+/// Checks `module`; every error found is returned. A large module is checked on two threads.
 pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<VerifyError>> {
-    let mut errors = Vec::new();
-    for computation in &module.computations {
-        structure(computation, &mut errors);
-    }
+    verify_on(module, options, PARALLEL_MIN_INSTRUCTIONS)
+}
+
+/// [`verify`], on two threads only when the module has at least `min_instructions`
+/// instructions (`usize::MAX`: one thread, as benchmarks compare).
+#[doc(hidden)]
+pub fn verify_on(
+    module: &Module,
+    options: &VerifyOptions,
+    min_instructions: usize,
+) -> Result<(), Vec<VerifyError>> {
+    let each_computation = |check: &(dyn Fn(&Computation, &mut Vec<VerifyError>) + Sync)| {
+        each_computation(module, min_instructions, check)
+    };
+    let mut errors = each_computation(&structure);
     // Meaning is checked only on a sound graph: a cycle would make it loop.
     if errors.is_empty() {
         let indexed = Indexed::new(module);
-        for computation in &module.computations {
-            parameters(computation, &mut errors);
+        errors = each_computation(&|computation, errors| {
+            parameters(computation, errors);
             for &id in computation.order() {
-                instruction(&indexed, computation, id, options, &mut errors);
+                instruction(&indexed, computation, id, options, errors);
             }
-        }
+        });
         asynchronous::shared_computations(module, &mut errors);
         header_attributes(module, &mut errors);
     }
@@ -93,6 +104,59 @@ pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<Verify
     } else {
         Err(errors)
     }
+}
+
+/// Modules of at least this many instructions are verified on two threads.
+pub const PARALLEL_MIN_INSTRUCTIONS: usize = 20_000;
+
+/// Runs `check` on every computation and returns the errors in computation order. A large
+/// module is checked on two threads, each taking computations in order up to about half of
+/// the instructions; the errors come out as one thread would give them.
+fn each_computation(
+    module: &Module,
+    min_instructions: usize,
+    check: &(dyn Fn(&Computation, &mut Vec<VerifyError>) + Sync),
+) -> Vec<VerifyError> {
+    let run = |computations: &[Computation]| {
+        let mut errors = Vec::new();
+        for computation in computations {
+            check(computation, &mut errors);
+        }
+        errors
+    };
+    let total = module.instruction_count();
+    if total < min_instructions {
+        return run(&module.computations);
+    }
+    // The computation that reaches half of the instructions goes to the half it unbalances
+    // least.
+    let mut before = 0;
+    let mut half = module.computations.len();
+    for (i, computation) in module.computations.iter().enumerate() {
+        let after = before + computation.len();
+        if after >= total / 2 {
+            half = if after.max(total - after) <= before.max(total - before) {
+                i + 1
+            } else {
+                i
+            };
+            break;
+        }
+        before = after;
+    }
+    let (first, second) = module.computations.split_at(half);
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("verify-second-half".into())
+            .spawn_scoped(scope, || run(second));
+        let mut errors = run(first);
+        match spawned.map(|handle| handle.join()) {
+            Ok(Ok(more)) => errors.extend(more),
+            // No thread to be had: this one does the rest.
+            _ => errors.extend(run(second)),
+        }
+        errors
+    })
 }
 
 /// A module with its computations indexed by name, built once per run: the checks look a

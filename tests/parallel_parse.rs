@@ -1,0 +1,135 @@
+//! Large modules are parsed in two halves on two threads, cut at a guessed computation
+//! boundary. The halves are taken only when each parses on its own, and then the module must
+//! be exactly the one a single pass gives: these tests cut small inputs at every line and
+//! compare, and parse the corpus both ways.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn inputs() -> Vec<PathBuf> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/inputs");
+    let mut files = Vec::new();
+    for folder in [
+        "cut",
+        "fmt",
+        "bad",
+        "regressions",
+        "assign",
+        "verify",
+        "passes",
+    ] {
+        files.extend(common::files(&Path::new(root).join(folder), "hlo"));
+    }
+    files
+}
+
+/// What a parse gave, comparable: the printed module, or the errors as the user sees them.
+fn ir_outcome(result: Result<hlo_layout::ir::Module, Vec<hlo_layout::Error>>) -> String {
+    match result {
+        Ok(module) => hlo_layout::print::print_ir_module(&module),
+        Err(errors) => format!("{errors:#?}"),
+    }
+}
+
+fn tree_outcome(
+    result: Result<hlo_layout::syntax::ast::Module<'_>, Vec<hlo_layout::syntax::SyntaxError>>,
+) -> String {
+    match result {
+        Ok(module) => format!("{module:#?}"),
+        Err(errors) => format!("{errors:#?}"),
+    }
+}
+
+/// Every line start is tried as the cut; returns how many cuts gave two halves.
+fn every_cut_agrees(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    let whole = 0..text.len();
+    let one_pass_ir = ir_outcome(hlo_layout::parse_module(&text));
+    let one_pass_tree = tree_outcome(hlo_layout::syntax::parse_module(&text));
+    let mut taken = 0;
+    let line_starts = text.match_indices('\n').map(|(i, _)| i + 1);
+    for cut in line_starts {
+        if let Some(halves) = hlo_layout::parse_module_range_at(&text, whole.clone(), cut) {
+            taken += 1;
+            assert_eq!(
+                ir_outcome(halves),
+                one_pass_ir,
+                "{} cut at byte {cut}",
+                path.display()
+            );
+        }
+        if let Some(halves) = hlo_layout::syntax::parse_module_range_at(&text, whole.clone(), cut) {
+            assert_eq!(
+                tree_outcome(Ok(halves)),
+                one_pass_tree,
+                "{} cut at byte {cut} (syntax tree)",
+                path.display()
+            );
+        }
+    }
+    taken
+}
+
+#[test]
+fn two_halves_give_what_one_pass_gives_at_every_cut() {
+    let mut taken = 0;
+    for path in inputs() {
+        taken += every_cut_agrees(&path);
+    }
+    // The inputs have many computation boundaries; the test means nothing if none is taken.
+    assert!(taken > 50, "only {taken} cuts gave two halves");
+}
+
+#[test]
+fn tricky_cuts_fall_back_or_agree() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/inputs/cut"));
+    // A cut inside the string, the comment or the in-place list must not give halves.
+    let text = std::fs::read_to_string(dir.join("valid.hlo")).unwrap();
+    for inside in ["\n}\n\nfake {", "\n}\n\nghost {", "  }\n}\n  ROOT s"] {
+        let at = text.find(inside).unwrap() + inside.find('}').unwrap() + 2;
+        let at = at + text[at..].find(|c: char| c != '\n').unwrap();
+        assert!(
+            hlo_layout::parse_module_range_at(&text, 0..text.len(), at).is_none(),
+            "cut at {at} before {:?}",
+            &text[at..at + 8]
+        );
+    }
+    // A header or a table in the second half is an error in one pass, and so never halves.
+    for name in ["late_table.hlo", "late_header.hlo"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(hlo_layout::parse_module(&text).is_err());
+        assert_eq!(every_cut_agrees(&dir.join(name)), 0, "{name}");
+    }
+    // Names and ENTRYs given in both halves are reported as one pass reports them.
+    assert!(every_cut_agrees(&dir.join("duplicates.hlo")) > 0);
+}
+
+#[test]
+fn corpus_modules_parse_the_same_in_two_halves() {
+    let mut compared = 0;
+    for folder in ["large", "xla-tests", "jax"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for range in hlo_layout::syntax::split_modules(&text) {
+                let Some(cut) = hlo_layout::syntax::cut_point(&text, range.clone(), 0) else {
+                    continue;
+                };
+                let halves = hlo_layout::parse_module_range_at(&text, range.clone(), cut)
+                    .unwrap_or_else(|| panic!("{}: the cut at {cut} was refused", path.display()));
+                let one_pass = hlo_layout::parse_module_range_cut(&text, range, usize::MAX);
+                assert_eq!(
+                    ir_outcome(halves),
+                    ir_outcome(one_pass),
+                    "{}",
+                    path.display()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 50, "only {compared} modules compared");
+}
