@@ -26,7 +26,7 @@
 //!   [`syntax::PARALLEL_MIN_BYTES`] or more is parsed and lowered in two halves, cut where a
 //!   computation starts; the cut is taken only when each half parses on its own as
 //!   computations of one module, and otherwise the whole is parsed in one pass
-//!   (`tests/parallel_parse.rs` cuts small inputs at every line and compares). A module of
+//!   (`tests/two_threads.rs` cuts small inputs at every line and compares). A module of
 //!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
 //!   its errors reported in computation order.
 //!

@@ -83,19 +83,28 @@ pub fn verify_on(
     options: &VerifyOptions,
     min_instructions: usize,
 ) -> Result<(), Vec<VerifyError>> {
-    let each_computation = |check: &(dyn Fn(&Computation, &mut Vec<VerifyError>) + Sync)| {
-        each_computation(module, min_instructions, check)
-    };
-    let mut errors = each_computation(&structure);
+    let mut errors = in_two_shares(
+        module,
+        min_instructions,
+        false,
+        &|computation, _, _, errors| structure(computation, errors),
+    );
     // Meaning is checked only on a sound graph: a cycle would make it loop.
     if errors.is_empty() {
         let indexed = Indexed::new(module);
-        errors = each_computation(&|computation, errors| {
-            parameters(computation, errors);
-            for &id in computation.order() {
-                instruction(&indexed, computation, id, options, errors);
-            }
-        });
+        errors = in_two_shares(
+            module,
+            min_instructions,
+            true,
+            &|computation, instructions, first, errors| {
+                if first {
+                    parameters(computation, errors);
+                }
+                for &id in instructions {
+                    instruction(&indexed, computation, id, options, errors);
+                }
+            },
+        );
         asynchronous::shared_computations(module, &mut errors);
         header_attributes(module, &mut errors);
     }
@@ -109,51 +118,67 @@ pub fn verify_on(
 /// Modules of at least this many instructions are verified on two threads.
 pub const PARALLEL_MIN_INSTRUCTIONS: usize = 20_000;
 
-/// Runs `check` on every computation and returns the errors in computation order. A large
-/// module is checked on two threads, each taking computations in order up to about half of
-/// the instructions; the errors come out as one thread would give them.
-fn each_computation(
+/// A share of a computation for one thread: some of its instructions in print order, and
+/// whether they start at its first instruction.
+type Check<'a> = dyn Fn(&Computation, &[InstrId], bool, &mut Vec<VerifyError>) + Sync + 'a;
+
+/// Runs `check` on every computation and returns the errors in print order. A large module is
+/// checked on two threads, the first taking the first half of the instructions in print
+/// order and the second the rest, cutting one computation in two when `divisible`, else
+/// keeping it whole; the errors come out as one thread would give them.
+fn in_two_shares(
     module: &Module,
     min_instructions: usize,
-    check: &(dyn Fn(&Computation, &mut Vec<VerifyError>) + Sync),
+    divisible: bool,
+    check: &Check<'_>,
 ) -> Vec<VerifyError> {
-    let run = |computations: &[Computation]| {
+    // The first share ends in computation `cut.0` before its instruction `cut.1`.
+    let run = |from: (usize, usize), to: (usize, usize)| {
         let mut errors = Vec::new();
-        for computation in computations {
-            check(computation, &mut errors);
+        let computations = module.computations.iter().enumerate();
+        for (i, computation) in computations.take(to.0 + 1).skip(from.0) {
+            let order = computation.order();
+            let start = if i == from.0 { from.1 } else { 0 };
+            let end = if i == to.0 { to.1 } else { order.len() };
+            // A share that ends at a computation's start leaves all of it to the next, and a
+            // share that starts past a computation's end has none of it.
+            let none_here = (i == to.0 && to.1 == 0) || (start > 0 && start >= end);
+            if !none_here {
+                check(computation, &order[start..end], start == 0, &mut errors);
+            }
         }
         errors
     };
+    let last = module.computations.len();
     let total = module.instruction_count();
-    if total < min_instructions {
-        return run(&module.computations);
+    if total < min_instructions || last == 0 {
+        return run((0, 0), (last, 0));
     }
-    // The computation that reaches half of the instructions goes to the half it unbalances
-    // least.
     let mut before = 0;
-    let mut half = module.computations.len();
+    let mut cut = (last, 0);
     for (i, computation) in module.computations.iter().enumerate() {
         let after = before + computation.len();
         if after >= total / 2 {
-            half = if after.max(total - after) <= before.max(total - before) {
-                i + 1
+            cut = if divisible {
+                (i, total / 2 - before)
+            } else if after.max(total - after) <= before.max(total - before) {
+                (i + 1, 0)
             } else {
-                i
+                (i, 0)
             };
             break;
         }
         before = after;
     }
-    let (first, second) = module.computations.split_at(half);
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("verify-second-half".into())
-            .spawn_scoped(scope, || run(second));
-        let mut errors = run(first);
+            .spawn_scoped(scope, || run(cut, (last, 0)));
+        let mut errors = run((0, 0), cut);
         match spawned.map(|handle| handle.join()) {
             Ok(Ok(more)) => errors.extend(more),
             // No thread to be had: this one does the rest.
-            _ => errors.extend(run(second)),
+            _ => errors.extend(run(cut, (last, 0))),
         }
         errors
     })

@@ -1,7 +1,8 @@
 //! Large modules are parsed in two halves on two threads, cut at a guessed computation
 //! boundary. The halves are taken only when each parses on its own, and then the module must
 //! be exactly the one a single pass gives: these tests cut small inputs at every line and
-//! compare, and parse the corpus both ways.
+//! compare, and parse the corpus both ways. Large modules are verified on two threads too,
+//! and must give the errors one thread gives, in the same order.
 
 mod common;
 
@@ -132,4 +133,41 @@ fn corpus_modules_parse_the_same_in_two_halves() {
         }
     }
     assert!(compared > 50, "only {compared} modules compared");
+}
+
+/// The errors of verifying on one thread and on two (every module, however small, is cut).
+fn verify_both_ways(module: &hlo_layout::ir::Module) -> (String, String) {
+    let options = hlo_layout::verify::VerifyOptions::default();
+    let one = hlo_layout::verify::verify_on(module, &options, usize::MAX);
+    let two = hlo_layout::verify::verify_on(module, &options, 0);
+    (format!("{one:#?}"), format!("{two:#?}"))
+}
+
+#[test]
+fn verifying_on_two_threads_gives_what_one_gives() {
+    let mut with_errors = 0;
+    let mut modules = Vec::new();
+    for path in inputs() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if let Ok(module) = hlo_layout::parse_module(&text) {
+            modules.push((path.display().to_string(), module));
+        }
+    }
+    if let Some(dir) = common::corpus_dir("xla-tests") {
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for range in hlo_layout::syntax::split_modules(&text) {
+                if let Ok(module) = hlo_layout::parse_module_range(&text, range) {
+                    modules.push((path.display().to_string(), module));
+                }
+            }
+        }
+    }
+    for (name, module) in &modules {
+        let (one, two) = verify_both_ways(module);
+        assert_eq!(one, two, "{name}");
+        with_errors += usize::from(one.starts_with("Err"));
+    }
+    // Errors cut across the threads are what the comparison is for.
+    assert!(with_errors >= 5, "only {with_errors} modules with errors");
 }
