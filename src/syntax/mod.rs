@@ -17,6 +17,21 @@ lalrpop_util::lalrpop_mod!(
     "/hlo.rs"
 );
 
+// The same grammar without its error-recovery rules, as a recursive-ascent parser (build.rs
+// generates it): about a fifth faster. Text it rejects is parsed again by `grammar`, which
+// recovers and reports every error.
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        unused_imports,
+        dead_code,
+        unused_parens,
+        unused_variables
+    )]
+    happy_path,
+    "/hlo_happy_path.rs"
+);
+
 /// Parses one shape, such as `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`, to a
 /// syntax tree. The whole input must be the shape.
 pub fn parse_shape(source: &str) -> Result<ast::Shape<'_>, SyntaxError> {
@@ -181,8 +196,10 @@ pub fn parse_module_into<'s>(
     range: std::ops::Range<usize>,
     sink: &mut dyn ast::Sink<'s>,
 ) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
-    let lexer = lexer::Lexer::with_range(source, range.start, range.end);
-    parse_with_lexer(source, range, sink, lexer)
+    let (start, end) = (range.start, range.end);
+    parse_with_lexer(source, range, sink, || {
+        lexer::Lexer::with_range(source, start, end)
+    })
 }
 
 /// [`parse_module_range`] with a lexer that reads every form token by token, never whole
@@ -193,8 +210,10 @@ pub fn parse_module_range_without_shortcuts(
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
     let mut sink = ast::CollectSink::default();
-    let lexer = lexer::Lexer::with_range(source, range.start, range.end).without_shortcuts();
-    let mut module = parse_with_lexer(source, range, &mut sink, lexer)?;
+    let (start, end) = (range.start, range.end);
+    let mut module = parse_with_lexer(source, range, &mut sink, || {
+        lexer::Lexer::with_range(source, start, end).without_shortcuts()
+    })?;
     module.computations = sink.computations;
     Ok(module)
 }
@@ -203,10 +222,17 @@ fn parse_with_lexer<'s>(
     source: &'s str,
     range: std::ops::Range<usize>,
     sink: &mut dyn ast::Sink<'s>,
-    lexer: lexer::Lexer<'s>,
+    lexer: impl Fn() -> lexer::Lexer<'s>,
 ) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
     let mut recovered = Vec::new();
-    let result = grammar::ModuleParser::new().parse(&mut recovered, sink, lexer);
+    // Most text has no syntax error: read it with the faster parser, which stops at the first
+    // error. Then the recovering one reads it all again to report every error; what the sink
+    // heard of the first attempt does not matter, as a syntax error fails the whole parse.
+    if let Ok(module) = happy_path::ModuleParser::new().parse(&mut recovered, sink, lexer()) {
+        return Ok(*module);
+    }
+    recovered.clear();
+    let result = grammar::ModuleParser::new().parse(&mut recovered, sink, lexer());
     let mut errors: Vec<SyntaxError> = recovered
         .into_iter()
         .map(|r| SyntaxError::from_parse_error(source, r.error))
