@@ -157,8 +157,9 @@ fn xla_parser_bad_cases_are_rejected_or_listed_as_semantic() {
     }
 }
 
-/// The lexer reads plain result shapes, operand name lists and canonical metadata whole, for
-/// speed; reading them token by token must give the same module, printed the same.
+/// The lexer reads plain result shapes, operand name lists and canonical metadata whole, and
+/// the happy-path parser (no error recovery) reads text first, for speed; reading token by
+/// token with the recovering parser alone must give the same module, printed the same.
 #[test]
 fn shortcuts_read_every_corpus_module_as_the_token_path_does() {
     let mut modules = 0;

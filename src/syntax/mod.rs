@@ -197,13 +197,14 @@ pub fn parse_module_into<'s>(
     sink: &mut dyn ast::Sink<'s>,
 ) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
     let (start, end) = (range.start, range.end);
-    parse_with_lexer(source, range, sink, || {
+    parse_with_lexer(source, range, sink, Parsers::HappyPathFirst, || {
         lexer::Lexer::with_range(source, start, end)
     })
 }
 
 /// [`parse_module_range`] with a lexer that reads every form token by token, never whole
-/// (see [`lexer`]); both must give the same module, which the corpus tests check.
+/// (see [`lexer`]), and the recovering parser alone, not the happy-path one; both ways must
+/// give the same module, which the corpus tests check.
 #[doc(hidden)]
 pub fn parse_module_range_without_shortcuts(
     source: &str,
@@ -211,25 +212,36 @@ pub fn parse_module_range_without_shortcuts(
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
     let mut sink = ast::CollectSink::default();
     let (start, end) = (range.start, range.end);
-    let mut module = parse_with_lexer(source, range, &mut sink, || {
-        lexer::Lexer::with_range(source, start, end).without_shortcuts()
-    })?;
+    let plain = || lexer::Lexer::with_range(source, start, end).without_shortcuts();
+    let mut module = parse_with_lexer(source, range, &mut sink, Parsers::RecoveringOnly, plain)?;
     module.computations = sink.computations;
     Ok(module)
+}
+
+/// Which generated parsers read the text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parsers {
+    /// The happy-path parser, then the recovering one if it finds an error.
+    HappyPathFirst,
+    /// The recovering parser alone, to check that both read text the same.
+    RecoveringOnly,
 }
 
 fn parse_with_lexer<'s>(
     source: &'s str,
     range: std::ops::Range<usize>,
     sink: &mut dyn ast::Sink<'s>,
+    parsers: Parsers,
     lexer: impl Fn() -> lexer::Lexer<'s>,
 ) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
     let mut recovered = Vec::new();
     // Most text has no syntax error: read it with the faster parser, which stops at the first
     // error. Then the recovering one reads it all again to report every error; what the sink
     // heard of the first attempt does not matter, as a syntax error fails the whole parse.
-    if let Ok(module) = happy_path::ModuleParser::new().parse(&mut recovered, sink, lexer()) {
-        return Ok(*module);
+    if parsers == Parsers::HappyPathFirst {
+        if let Ok(module) = happy_path::ModuleParser::new().parse(&mut recovered, sink, lexer()) {
+            return Ok(*module);
+        }
     }
     recovered.clear();
     let result = grammar::ModuleParser::new().parse(&mut recovered, sink, lexer());
