@@ -355,23 +355,9 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         let (name, entry) = (open.head.name, open.head.entry);
         // Known only now: the computations it wrote in place closed first and took ids.
         let id = self.closed.close(open);
-        if let Some(&(_, first)) = self.computation_ids.get(name.text) {
-            self.closed.errors.push(ModuleError::DuplicateComputation {
-                name: name.text.to_string(),
-                span: name.span,
-                first,
-            });
-        } else {
-            self.computation_ids.insert(name.text, (id, name.span));
-        }
+        self.name_computation(name.text, id, name.span);
         if entry {
-            if self.entry.is_some() {
-                self.closed
-                    .errors
-                    .push(ModuleError::MultipleEntries { span: name.span });
-            } else {
-                self.entry = Some((id, name.span));
-            }
+            self.mark_entry(id, name.span);
         }
     }
 }
@@ -382,6 +368,31 @@ impl<'s> ModuleLowering<'s> {
         let mut lowering = ModuleLowering::default();
         lowering.texts.source = Some(source);
         lowering
+    }
+
+    /// Records the name of a computation read at the top level; a name given before is an
+    /// error.
+    fn name_computation(&mut self, name: &'s str, id: ComputationId, span: Span) {
+        if let Some(&(_, first)) = self.computation_ids.get(name) {
+            self.closed.errors.push(ModuleError::DuplicateComputation {
+                name: name.to_string(),
+                span,
+                first,
+            });
+        } else {
+            self.computation_ids.insert(name, (id, span));
+        }
+    }
+
+    /// Records a computation marked `ENTRY`; only the first one is the entry.
+    fn mark_entry(&mut self, id: ComputationId, span: Span) {
+        if self.entry.is_some() {
+            self.closed
+                .errors
+                .push(ModuleError::MultipleEntries { span });
+        } else {
+            self.entry = Some((id, span));
+        }
     }
 
     /// Takes over the computations `later` lowered from the text after this one's (the
@@ -400,24 +411,10 @@ impl<'s> ModuleLowering<'s> {
             later.computation_ids.into_iter().collect();
         named.sort_by_key(|(_, (id, _))| id.0);
         for (name, (id, span)) in named {
-            if let Some(&(_, first)) = self.computation_ids.get(name) {
-                self.closed.errors.push(ModuleError::DuplicateComputation {
-                    name: name.to_string(),
-                    span,
-                    first,
-                });
-            } else {
-                self.computation_ids.insert(name, (shift(id), span));
-            }
+            self.name_computation(name, shift(id), span);
         }
         if let Some((id, span)) = later.entry {
-            if self.entry.is_some() {
-                self.closed
-                    .errors
-                    .push(ModuleError::MultipleEntries { span });
-            } else {
-                self.entry = Some((shift(id), span));
-            }
+            self.mark_entry(shift(id), span);
         }
         let closed = later.closed;
         // A name the later half defined twice may have a first definition in this half.
