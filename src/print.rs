@@ -524,8 +524,10 @@ impl Printer {
                 };
                 let fields: Vec<&Term<'_>> =
                     in_print_order(&fields, rank).into_iter().copied().collect();
-                self.fields(&fields, ' ', Style::Default, indent);
-                return;
+                if !word_meets_equals(&fields) {
+                    self.fields(&fields, ' ', Style::Default, indent);
+                    return;
+                }
             }
         }
         if let ("frontend_attributes", [Term::List(list)]) = (name, terms) {
@@ -695,7 +697,9 @@ impl Printer {
         if padded {
             self.out.push(' ');
         }
-        if style == Style::Spaced {
+        let spaced =
+            style == Style::Spaced && !word_meets_equals(&list.item_terms().collect::<Vec<_>>());
+        if spaced {
             // Space-separated items read back as one item of juxtaposed terms, so they print
             // as that one item does, or `[2, =6]` would print `[2 =6]` and then `[2=6]`.
             if list.item_count() <= 1 {
@@ -950,6 +954,19 @@ fn literal_rank(term: &Term<'_>) -> usize {
 
 /// Whether XLA writes two juxtaposed terms without a space: `[2,2]<=[4]`, `T(1,0)`,
 /// `'b':(2)2`, `->`, but `maximal device=0`, `[8] last_tile_dim_replicate`, `{0}: (1, {})`.
+/// Whether a word is followed by a term that starts with `=` (`[a, =6]` read as items):
+/// juxtaposed, they cannot be printed so as to read back, since `a =` reads as the name an
+/// instruction defines and `a=` as an attribute name. Such lists keep their commas.
+fn word_meets_equals(terms: &[&Term<'_>]) -> bool {
+    terms.windows(2).any(|pair| {
+        matches!(
+            pair,
+            [Term::Word(_, WordKind::Ident | WordKind::Name), Term::Word(p, WordKind::Punct)]
+                if p.text.starts_with('=')
+        )
+    })
+}
+
 fn glued(
     before: Option<&Term<'_>>,
     previous: &Term<'_>,

@@ -395,3 +395,22 @@ fn xlas_attribute_rules_are_kept() {
     let text = module("custom-call(p), custom_call_target=\"f\", called_computations={}");
     hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{e:?}"));
 }
+
+/// Found by fuzzing (module target): a word juxtaposed with an item starting with `=` in a
+/// space-separated value printed as `integ =6`, which did not read back.
+#[test]
+fn a_word_before_an_equals_item_keeps_its_comma() {
+    let text = common::regression_input("spaced_word_equals.hlo");
+    let once = hlo_layout::format_module(&text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("input", &text, errors)));
+    let twice = hlo_layout::format_module(&once)
+        .unwrap_or_else(|errors| panic!("{}", common::render("fmt output", &once, errors)));
+    assert_eq!(twice, once);
+    assert!(once.contains("x=f32[4, 2 integ, =6, 24]"), "{once}");
+    assert!(once.contains("metadata={a, =6}"), "{once}");
+    // Values without the clash keep XLA's spaces.
+    assert!(
+        once.contains("metadata={op_name=\"x\" source_line=3}"),
+        "{once}"
+    );
+}
