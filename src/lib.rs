@@ -76,6 +76,13 @@ pub mod verify;
 
 pub use error::Error;
 
+/// The stack of the threads that parse or verify the second half of a large module: as much
+/// as a main thread's and more, so that the deepest input the limits allow (recursion in the
+/// recursive-ascent parser, in lowering and in printing) fits there even in a debug build,
+/// which takes several times the 2 MiB a thread gets by default. Only the pages touched
+/// count as memory.
+pub(crate) const SPAWNED_STACK_BYTES: usize = 16 << 20;
+
 /// Parses and checks one shape, e.g. `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`.
 /// Every error found is returned, each with a span into `text`.
 pub fn parse_shape(text: &str) -> Result<ir::Shape, Vec<Error>> {

@@ -175,6 +175,7 @@ where
     let (first, second) = std::thread::scope(|scope| {
         let second = std::thread::Builder::new()
             .name("parse-second-half".into())
+            .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, || parse(cut..range.end))
             .ok()?;
         let first = parse(range.start..cut);

@@ -173,6 +173,7 @@ fn in_two_shares(
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("verify-second-half".into())
+            .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, || run(cut, (last, 0)));
         let mut errors = run((0, 0), cut);
         match spawned.map(|handle| handle.join()) {
