@@ -414,3 +414,59 @@ fn a_word_before_an_equals_item_keeps_its_comma() {
         "{once}"
     );
 }
+
+/// Lowering gives instructions written with the same shape text one shared shape, and only
+/// those: a shape that differs in any layout detail, or that the text leaves to the default
+/// layout, is its own. Editing a shared shape through `Arc::make_mut` leaves the others as
+/// they were.
+#[test]
+fn instructions_with_the_same_shape_text_share_one_shape() {
+    use std::sync::Arc;
+    let text = "HloModule m\n\nENTRY e {\n  \
+        p = f32[8,128]{1,0:T(8,128)} parameter(0)\n  \
+        a = f32[8,128]{1,0:T(8,128)} negate(p)\n  \
+        b = f32[8,128]{1,0:T(8,128)(2,1)} negate(a)\n  \
+        c = f32[8,128]{1,0} negate(b)\n  \
+        d = f32[8,128] negate(c)\n  \
+        e = f32[8,128]{0,1} negate(d)\n  \
+        ROOT f = f32[8,128]{1,0:T(8,128)} negate(e)\n}\n";
+    let mut module = hlo_layout::parse_module(text).expect("parses");
+    let entry = module.entry();
+    let shape = |name: &str| Arc::clone(&entry.instruction(entry.find(name).unwrap()).shape);
+    assert!(Arc::ptr_eq(&shape("p"), &shape("a")));
+    assert!(Arc::ptr_eq(&shape("p"), &shape("f")));
+    for other in ["b", "c", "d", "e"] {
+        assert!(!Arc::ptr_eq(&shape("p"), &shape(other)), "{other}");
+    }
+    let printed: Vec<String> = ["p", "b", "c", "d", "e"]
+        .iter()
+        .map(|name| shape(name).to_string())
+        .collect();
+    assert_eq!(
+        printed,
+        [
+            "f32[8,128]{1,0:T(8,128)}",
+            "f32[8,128]{1,0:T(8,128)(2,1)}",
+            "f32[8,128]{1,0}",
+            "f32[8,128]{1,0}",
+            "f32[8,128]{0,1}",
+        ]
+    );
+    let entry = module.computation_mut(module.entry);
+    let a = entry.find("a").unwrap();
+    if let hlo_layout::ir::Shape::Array(array) = Arc::make_mut(&mut entry.instruction_mut(a).shape)
+    {
+        array.layout = Some(hlo_layout::ir::Layout::descending(2));
+    }
+    let entry = module.entry();
+    assert_eq!(entry.instruction(a).shape.to_string(), "f32[8,128]{1,0}");
+    assert_eq!(shape_of(entry, "p"), "f32[8,128]{1,0:T(8,128)}");
+    assert_eq!(shape_of(entry, "f"), "f32[8,128]{1,0:T(8,128)}");
+}
+
+fn shape_of(computation: &hlo_layout::ir::Computation, name: &str) -> String {
+    computation
+        .instruction(computation.find(name).unwrap())
+        .shape
+        .to_string()
+}

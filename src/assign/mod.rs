@@ -186,7 +186,7 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
     let own: Vec<Shape> = entry
         .parameters()
         .iter()
-        .map(|&(_, id)| entry.instruction(id).shape.clone())
+        .map(|&(_, id)| entry.instruction(id).shape.as_ref().clone())
         .collect();
     // Shapes that do not fit the parameters are the verifier's to report; they are not used.
     let shapes = match from_header {
@@ -347,7 +347,7 @@ impl Assigner<'_> {
         let computation = module.computation_mut(id);
         for (number, parameter) in computation.parameters() {
             if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
-                computation.instruction_mut(parameter).shape = shape.clone();
+                computation.instruction_mut(parameter).shape = shape.clone().into();
             }
         }
         Ok(Some(Frame {
@@ -388,14 +388,14 @@ impl Assigner<'_> {
         let computation = module.computation(id);
         computation
             .root()
-            .map(|root| computation.instruction(root).shape.clone())
+            .map(|root| computation.instruction(root).shape.as_ref().clone())
     }
 
     fn operand_shapes(module: &Module, computation: ComputationId, instr: InstrId) -> Vec<Shape> {
         let c = module.computation(computation);
         c.operands(instr)
             .into_iter()
-            .map(|o| c.instruction(o).shape.clone())
+            .map(|o| c.instruction(o).shape.as_ref().clone())
             .collect()
     }
 
@@ -442,7 +442,7 @@ impl Assigner<'_> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
-            (i.opcode.clone(), i.shape.clone(), i.called.clone())
+            (i.opcode.clone(), i.shape.as_ref().clone(), i.called.clone())
         };
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
@@ -540,7 +540,7 @@ impl Assigner<'_> {
             Opcode::CustomCall => complete_tiles(&shape, target),
             _ => self.free_result(&shape),
         };
-        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone();
+        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone().into();
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
@@ -667,7 +667,7 @@ impl Assigner<'_> {
         shape: &Shape,
         before: InstrId,
     ) -> InstrId {
-        let current = computation.instruction(value).shape.clone();
+        let current = computation.instruction(value).shape.as_ref().clone();
         if &current == shape {
             return value;
         }
@@ -929,10 +929,10 @@ fn update_entry_computation_layout(module: &mut Module) {
     let mut parameters: Vec<Shape> = entry
         .parameters()
         .iter()
-        .map(|&(_, id)| entry.instruction(id).shape.clone())
+        .map(|&(_, id)| entry.instruction(id).shape.as_ref().clone())
         .collect();
     let Some(root) = entry.root() else { return };
-    let mut result = entry.instruction(root).shape.clone();
+    let mut result = entry.instruction(root).shape.as_ref().clone();
     let written = module
         .attribute("entry_computation_layout")
         .and_then(entry_layout);

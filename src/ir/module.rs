@@ -9,6 +9,8 @@
 //! read, so an unchanged module prints exactly as `fmt` prints it; typed views (dimensions,
 //! windows, dot dimension numbers...) are parsed from that text when a pass asks for them.
 
+use std::sync::Arc;
+
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use petgraph::Direction;
@@ -92,7 +94,10 @@ impl Default for PrintStyle {
 pub struct Instruction {
     pub name: String,
     pub opcode: Opcode,
-    pub shape: Shape,
+    /// Shared: lowering gives every instruction written with the same shape text one
+    /// allocation, and cloning a shape is a reference count. `Arc::make_mut` edits a copy
+    /// when others share it.
+    pub shape: Arc<Shape>,
     /// False when the text left the result shape for XLA to infer.
     pub shape_written: bool,
     /// How the text wrote this line's names and operands; new instructions take the
@@ -112,11 +117,15 @@ pub struct Instruction {
 }
 
 impl Instruction {
-    pub fn new(name: impl Into<String>, opcode: Opcode, shape: Shape) -> Instruction {
+    pub fn new(
+        name: impl Into<String>,
+        opcode: Opcode,
+        shape: impl Into<Arc<Shape>>,
+    ) -> Instruction {
         Instruction {
             name: name.into(),
             opcode,
-            shape,
+            shape: shape.into(),
             shape_written: true,
             style: PrintStyle::default(),
             payload: Payload::None,

@@ -8,6 +8,8 @@
 //! place (`to_apply=\n  { ... }`) becomes a computation of its own, closed before its caller
 //! and named as XLA's parser names it (`_`, `_.1`, ...); the attribute then names it.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::shape::{lower_shape, LowerError};
@@ -168,7 +170,7 @@ pub struct ModuleLowering<'s> {
     entry: Option<(ComputationId, Span)>,
     /// The computation being read.
     open: Option<OpenComputation<'s>>,
-    texts: AttributeTexts<'s>,
+    memo: Memo<'s>,
     closed: Closed<'s>,
 }
 
@@ -213,18 +215,40 @@ impl<'s> Closed<'s> {
     }
 }
 
-/// Canonical attribute texts by the source text they were printed from. Real modules repeat
-/// the same few values (`dimensions={0}`, `kind=kLoop`, `to_apply=%add`) thousands of
-/// times; each is printed once.
+/// What lowering has made from a piece of source text, by that text. Real modules repeat
+/// the same few attribute values (`dimensions={0}`, `kind=kLoop`, `to_apply=%add`) and
+/// shapes thousands of times; each is made once, and every instruction that writes the same
+/// shape shares one allocation.
 #[derive(Default)]
-struct AttributeTexts<'s> {
+struct Memo<'s> {
     /// The module text, when lowering is fed by the parser.
     source: Option<&'s str>,
     printed: FxHashMap<(&'s str, &'s str), Box<str>>,
+    shapes: FxHashMap<&'s str, Arc<Shape>>,
 }
 
-impl<'s> AttributeTexts<'s> {
-    fn text(&mut self, attribute: &ast::Attribute<'s>) -> Result<Box<str>, Vec<LowerError>> {
+impl<'s> Memo<'s> {
+    /// A shape with XLA's default layout filled in where the text gave none. Only shapes
+    /// that lower without error are kept, so each erroneous one reports at its own place.
+    fn shape(&mut self, shape: &ast::Shape<'s>) -> Result<Arc<Shape>, Vec<LowerError>> {
+        let span = shape.span();
+        let written = self
+            .source
+            .and_then(|source| source.get(span.start..span.end));
+        if let Some(found) = written.and_then(|text| self.shapes.get(text)) {
+            return Ok(Arc::clone(found));
+        }
+        let lowered = Arc::new(with_default_layouts(lower_shape(shape)?));
+        if let Some(text) = written {
+            self.shapes.insert(text, Arc::clone(&lowered));
+        }
+        Ok(lowered)
+    }
+
+    fn attribute_text(
+        &mut self,
+        attribute: &ast::Attribute<'s>,
+    ) -> Result<Box<str>, Vec<LowerError>> {
         // A lone word prints as written and is often long and unique (backend_config).
         let lone_word = matches!(attribute.value.as_slice(), [Term::Word(..)]);
         let Some(written) = self
@@ -322,7 +346,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         };
         ComputationLowering {
             open,
-            texts: &mut self.texts,
+            memo: &mut self.memo,
             closed: &mut self.closed,
         }
         .statement(&instruction);
@@ -348,7 +372,7 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
         }
         ComputationLowering {
             open: &mut open,
-            texts: &mut self.texts,
+            memo: &mut self.memo,
             closed: &mut self.closed,
         }
         .finish();
@@ -366,7 +390,7 @@ impl<'s> ModuleLowering<'s> {
     /// A lowering fed by the parser of `source`; the spans it is given point into it.
     pub fn new(source: &'s str) -> ModuleLowering<'s> {
         let mut lowering = ModuleLowering::default();
-        lowering.texts.source = Some(source);
+        lowering.memo.source = Some(source);
         lowering
     }
 
@@ -696,7 +720,7 @@ fn lower_single_instruction<'s>(
 
 struct ComputationLowering<'a, 's> {
     open: &'a mut OpenComputation<'s>,
-    texts: &'a mut AttributeTexts<'s>,
+    memo: &'a mut Memo<'s>,
     closed: &'a mut Closed<'s>,
 }
 
@@ -706,7 +730,7 @@ struct PendingOperand<'s> {
     slot: u32,
     name: ast::Name<'s>,
     /// The shape the text declared for the operand (`f32[2] %x`), if any.
-    shape: Option<Shape>,
+    shape: Option<Arc<Shape>>,
     /// The compact tuple-element path (`%t#1`).
     path: Vec<i64>,
 }
@@ -754,7 +778,7 @@ impl<'s> ComputationLowering<'_, 's> {
         let mut open = OpenComputation::new(head, computation);
         let mut lowering = ComputationLowering {
             open: &mut open,
-            texts: self.texts,
+            memo: self.memo,
             closed: self.closed,
         };
         for instruction in instructions {
@@ -809,7 +833,7 @@ impl<'s> ComputationLowering<'_, 's> {
             if let Some(declared) = &operand.shape {
                 let actual = computation.instruction(id);
                 let actual = if operand.path.is_empty() {
-                    Some(&actual.shape)
+                    Some(&*actual.shape)
                 } else {
                     actual.shape.subshape(&operand.path)
                 };
@@ -909,8 +933,8 @@ impl<'s> ComputationLowering<'_, 's> {
     ) -> Option<InstrId> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         let (shape, shape_written) = match &instruction.shape {
-            Some(shape) => match lower_shape(shape) {
-                Ok(shape) => (with_default_layouts(shape), true),
+            Some(shape) => match self.memo.shape(shape) {
+                Ok(shape) => (shape, true),
                 Err(e) => {
                     self.closed
                         .errors
@@ -918,7 +942,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     return None;
                 }
             },
-            None => (Shape::Tuple(Vec::new()), false),
+            None => (Arc::new(Shape::Tuple(Vec::new())), false),
         };
         let mut lowered = Instruction::new(instruction.name.text, opcode, shape);
         lowered.shape_written = shape_written;
@@ -952,7 +976,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 callee_lists.push((Some(index), CalleeList { callees, braced }));
                 continue;
             }
-            match self.texts.text(attribute) {
+            match self.memo.attribute_text(attribute) {
                 Ok(value) => lowered.attributes.push(TextAttribute {
                     name: attribute.name.text.into(),
                     value,
@@ -1079,10 +1103,7 @@ impl<'s> ComputationLowering<'_, 's> {
                         user,
                         slot,
                         name: *name,
-                        shape: shape
-                            .as_ref()
-                            .and_then(|s| lower_shape(s).ok())
-                            .map(with_default_layouts),
+                        shape: shape.as_ref().and_then(|s| self.memo.shape(s).ok()),
                         path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
                     });
                     if !indices.is_empty() {
@@ -1158,18 +1179,17 @@ impl<'s> ComputationLowering<'_, 's> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         let (shape, written) = match &instruction.shape {
             Some(shape) => (
-                with_default_layouts(
-                    lower_shape(shape)
-                        .map_err(|e| {
-                            self.closed
-                                .errors
-                                .extend(e.into_iter().map(ModuleError::from))
-                        })
-                        .ok()?,
-                ),
+                self.memo
+                    .shape(shape)
+                    .map_err(|e| {
+                        self.closed
+                            .errors
+                            .extend(e.into_iter().map(ModuleError::from))
+                    })
+                    .ok()?,
                 true,
             ),
-            None => (Shape::Tuple(Vec::new()), false),
+            None => (Arc::new(Shape::Tuple(Vec::new())), false),
         };
         let mut lowered = Instruction::new(name.clone(), opcode, shape);
         lowered.shape_written = written;
@@ -1231,12 +1251,12 @@ impl<'s> ComputationLowering<'_, 's> {
                 .computation
                 .operands(id)
                 .into_iter()
-                .map(|o| self.open.computation.instruction(o).shape.clone())
+                .map(|o| self.open.computation.instruction(o).shape.as_ref().clone())
                 .collect();
             let instruction = self.open.computation.instruction(id);
             let inferred = infer_from_operands(instruction, &operands);
             match inferred {
-                Some(shape) => self.open.computation.instruction_mut(id).shape = shape,
+                Some(shape) => self.open.computation.instruction_mut(id).shape = shape.into(),
                 None => self.closed.errors.push(ModuleError::CannotInferShape {
                     opcode: instruction.opcode.name().to_string(),
                     span: instruction.span,

@@ -106,7 +106,7 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
     }
     if part == AsyncPart::Start {
         if let (Shape::Tuple(elements), Opcode::AsyncStart) =
-            (&instruction.shape, &instruction.opcode)
+            (&*instruction.shape, &instruction.opcode)
         {
             if let Some(callee) =
                 calls(instruction).and_then(|c| module.called_computation(instruction, c))
@@ -185,7 +185,7 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
             }
         }
         AsyncPart::Done => {
-            if let Shape::Tuple(elements) = &previous.shape {
+            if let Shape::Tuple(elements) = &*previous.shape {
                 if let Some(output) = elements.get(1) {
                     if has_async_form(&previous.shape) && !compatible(output, &instruction.shape) {
                         errors.push(format!(

@@ -7,11 +7,13 @@ use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 
+use std::sync::Arc;
+
 use super::shapes::{compatible, strip_layouts};
 use super::Indexed;
 
 /// The parameter shapes of a computation by number, and its root shape.
-fn signature(computation: &Computation) -> (Vec<Shape>, Option<Shape>) {
+fn signature(computation: &Computation) -> (Vec<Arc<Shape>>, Option<Arc<Shape>>) {
     let parameters = computation
         .parameters()
         .into_iter()

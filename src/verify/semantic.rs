@@ -55,7 +55,7 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
         let Some(&operand) = operands.get(*slot as usize) else {
             continue;
         };
-        let mut shape = &computation.instruction(operand).shape;
+        let mut shape: &Shape = &computation.instruction(operand).shape;
         for &index in path {
             match shape {
                 Shape::Tuple(elements) => {
@@ -144,7 +144,7 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
             }
         }
         Opcode::Infeed => {
-            let ok = matches!(&instruction.shape, Shape::Tuple(e) if e.len() == 2
+            let ok = matches!(&*instruction.shape, Shape::Tuple(e) if e.len() == 2
                 && matches!(e.get(1), Some(Shape::Token)));
             if !ok {
                 errors.push(format!(
@@ -158,7 +158,7 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
         }
         Opcode::Constant => {
             if let (crate::ir::module::Payload::Literal(text), Shape::Array(shape)) =
-                (&instruction.payload, &instruction.shape)
+                (&instruction.payload, &*instruction.shape)
             {
                 errors.extend(super::literals::check(text, shape));
             }

@@ -21,7 +21,7 @@ pub fn operand_shapes(computation: &Computation, id: InstrId) -> Option<Vec<&Sha
         .into_iter()
         .enumerate()
         .map(|(slot, operand)| {
-            let shape = &computation.instruction(operand).shape;
+            let shape: &Shape = &computation.instruction(operand).shape;
             match instruction
                 .tuple_paths
                 .iter()
