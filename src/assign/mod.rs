@@ -761,7 +761,7 @@ fn materialize_tuple_paths(module: &mut Module) {
                 }
                 let _ = computation.replace_operand(user, slot, value);
             }
-            computation.instruction_mut(user).tuple_paths = kept;
+            computation.instruction_mut(user).tuple_paths = kept.into();
         }
     }
 }

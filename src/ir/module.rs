@@ -11,6 +11,8 @@
 
 use std::sync::Arc;
 
+use thin_vec::ThinVec;
+
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use petgraph::Direction;
@@ -27,11 +29,12 @@ pub type InstrId = NodeIndex<u32>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ComputationId(pub u32);
 
-/// `name=value`, with the value as canonical text.
+/// `name=value`, with the value as canonical text. Both are shared: lowering gives every
+/// attribute written with the same name, or the same value text, one allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextAttribute {
-    pub name: Box<str>,
-    pub value: Box<str>,
+    pub name: Arc<str>,
+    pub value: Arc<str>,
 }
 
 impl TextAttribute {
@@ -52,10 +55,13 @@ fn find_attribute<'a>(attributes: &'a [TextAttribute], name: &str) -> Option<&'a
 }
 
 /// Sets attribute `name` to `value`, adding it at the end when absent.
-fn set_attribute(attributes: &mut Vec<TextAttribute>, name: &str, value: &str) {
+fn set_attribute<A>(attributes: &mut A, name: &str, value: &str)
+where
+    A: std::ops::DerefMut<Target = [TextAttribute]> + Extend<TextAttribute>,
+{
     match attributes.iter_mut().find(|a| &*a.name == name) {
         Some(attribute) => attribute.value = value.into(),
-        None => attributes.push(TextAttribute::new(name, value)),
+        None => attributes.extend([TextAttribute::new(name, value)]),
     }
 }
 
@@ -104,14 +110,16 @@ pub struct Instruction {
     /// module's style.
     pub style: PrintStyle,
     pub payload: Payload,
-    /// In text order; the printer puts them in XLA's order.
-    pub attributes: Vec<TextAttribute>,
+    /// In text order; the printer puts them in XLA's order. This and the next three are
+    /// `ThinVec`s (one pointer, no allocation when empty): most instructions have none or
+    /// few, and a smaller instruction is a smaller graph.
+    pub attributes: ThinVec<TextAttribute>,
     /// Computations this instruction calls, resolved, in attribute order.
-    pub called: Vec<ComputationId>,
+    pub called: ThinVec<ComputationId>,
     /// Compact tuple-element operands `%t#1#0`: operand slot and index path.
-    pub tuple_paths: Vec<(u32, Vec<i64>)>,
+    pub tuple_paths: ThinVec<(u32, Vec<i64>)>,
     /// Operand slots whose `%` the text wrote differently from `style.operand_percent`.
-    pub percent_exceptions: Vec<u32>,
+    pub percent_exceptions: ThinVec<u32>,
     /// Where the instruction was in the source; empty for instructions passes created.
     pub span: Span,
 }
@@ -129,10 +137,10 @@ impl Instruction {
             shape_written: true,
             style: PrintStyle::default(),
             payload: Payload::None,
-            attributes: Vec::new(),
-            called: Vec::new(),
-            tuple_paths: Vec::new(),
-            percent_exceptions: Vec::new(),
+            attributes: ThinVec::new(),
+            called: ThinVec::new(),
+            tuple_paths: ThinVec::new(),
+            percent_exceptions: ThinVec::new(),
             span: Span::default(),
         }
     }

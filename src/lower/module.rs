@@ -223,7 +223,8 @@ impl<'s> Closed<'s> {
 struct Memo<'s> {
     /// The module text, when lowering is fed by the parser.
     source: Option<&'s str>,
-    printed: FxHashMap<(&'s str, &'s str), Box<str>>,
+    printed: FxHashMap<(&'s str, &'s str), Arc<str>>,
+    attribute_names: FxHashMap<&'s str, Arc<str>>,
     shapes: FxHashMap<&'s str, Arc<Shape>>,
 }
 
@@ -245,10 +246,24 @@ impl<'s> Memo<'s> {
         Ok(lowered)
     }
 
+    /// An attribute as canonical text.
+    fn attribute(
+        &mut self,
+        attribute: &ast::Attribute<'s>,
+    ) -> Result<TextAttribute, Vec<LowerError>> {
+        let value = self.attribute_text(attribute)?;
+        let name = Arc::clone(
+            self.attribute_names
+                .entry(attribute.name.text)
+                .or_insert_with(|| attribute.name.text.into()),
+        );
+        Ok(TextAttribute { name, value })
+    }
+
     fn attribute_text(
         &mut self,
         attribute: &ast::Attribute<'s>,
-    ) -> Result<Box<str>, Vec<LowerError>> {
+    ) -> Result<Arc<str>, Vec<LowerError>> {
         // A lone word prints as written and is often long and unique (backend_config).
         let lone_word = matches!(attribute.value.as_slice(), [Term::Word(..)]);
         let Some(written) = self
@@ -256,14 +271,14 @@ impl<'s> Memo<'s> {
             .filter(|_| !lone_word)
             .and_then(|source| source.get(attribute.name.span.end..attribute.span.end))
         else {
-            return print::attribute_value_text(attribute, 2).map(String::into_boxed_str);
+            return print::attribute_value_text(attribute, 2).map(Arc::from);
         };
         let key = (attribute.name.text, written);
         if let Some(text) = self.printed.get(&key) {
             return Ok(text.clone());
         }
-        let text = print::attribute_value_text(attribute, 2)?.into_boxed_str();
-        self.printed.insert(key, text.clone());
+        let text: Arc<str> = print::attribute_value_text(attribute, 2)?.into();
+        self.printed.insert(key, Arc::clone(&text));
         Ok(text)
     }
 }
@@ -976,11 +991,8 @@ impl<'s> ComputationLowering<'_, 's> {
                 callee_lists.push((Some(index), CalleeList { callees, braced }));
                 continue;
             }
-            match self.memo.attribute_text(attribute) {
-                Ok(value) => lowered.attributes.push(TextAttribute {
-                    name: attribute.name.text.into(),
-                    value,
-                }),
+            match self.memo.attribute(attribute) {
+                Ok(attribute) => lowered.attributes.push(attribute),
                 Err(e) => self
                     .closed
                     .errors
