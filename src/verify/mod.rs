@@ -252,8 +252,8 @@ fn instruction(
     };
     match shapes::infer_instruction(instruction, &operands) {
         Ok(Some(inferred)) => {
-            let declared = shapes::strip_layouts(&instruction.shape);
-            if inferred != declared {
+            if !shapes::equals_without_layouts(&inferred, &instruction.shape) {
+                let declared = shapes::strip_layouts(&instruction.shape);
                 push(format!(
                     "`{opcode}` has the declared shape {declared} but its operands and attributes \
                      give {inferred}"
@@ -323,6 +323,25 @@ fn header_attributes(module: &Module, errors: &mut Vec<VerifyError>) {
     }
 }
 
+/// True when `slots` (there are `count`) are `0..count`, each once.
+fn slots_are_dense(slots: impl Iterator<Item = u32>, count: usize) -> bool {
+    // Nearly every instruction has at most 64 operands: a bit set on the stack will do.
+    if count <= 64 {
+        let mut seen = 0u64;
+        for slot in slots {
+            let bit = 1u64.checked_shl(slot).filter(|_| (slot as usize) < count);
+            match bit {
+                Some(bit) if seen & bit == 0 => seen |= bit,
+                _ => return false,
+            }
+        }
+        return true;
+    }
+    let mut sorted: Vec<u32> = slots.collect();
+    sorted.sort_unstable();
+    sorted.iter().enumerate().all(|(i, &slot)| slot == i as u32)
+}
+
 fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
     let Some(root) = computation.root() else {
         errors.push(VerifyError::new(
@@ -347,20 +366,20 @@ fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
         ));
     }
     for &id in computation.order() {
-        let mut slots: Vec<u32> = computation
-            .graph()
-            .edges_directed(id, petgraph::Direction::Incoming)
-            .map(|e| *e.weight())
-            .collect();
-        slots.sort_unstable();
-        if slots.iter().enumerate().any(|(i, &slot)| slot != i as u32) {
+        let slots = || {
+            computation
+                .graph()
+                .edges_directed(id, petgraph::Direction::Incoming)
+                .map(|e| *e.weight())
+        };
+        let operand_count = slots().count();
+        if !slots_are_dense(slots(), operand_count) {
+            let mut found: Vec<u32> = slots().collect();
+            found.sort_unstable();
             errors.push(VerifyError::new(
                 computation,
                 Some(id),
-                format!(
-                    "operand slots must be 0..{} each once, found {slots:?}",
-                    slots.len()
-                ),
+                format!("operand slots must be 0..{operand_count} each once, found {found:?}"),
             ));
         }
         let instruction = computation.instruction(id);
@@ -368,7 +387,7 @@ fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
         let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
             || attributes::async_sugar(&instruction.opcode)
                 .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
-        if continues_async && slots.is_empty() {
+        if continues_async && operand_count == 0 {
             errors.push(VerifyError::new(
                 computation,
                 Some(id),
@@ -378,14 +397,13 @@ fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
                     instruction.opcode
                 ),
             ));
-        } else if !arity.accepts(slots.len()) {
+        } else if !arity.accepts(operand_count) {
             errors.push(VerifyError::new(
                 computation,
                 Some(id),
                 format!(
-                    "`{}` takes {arity}, found {}",
-                    instruction.opcode,
-                    slots.len()
+                    "`{}` takes {arity}, found {operand_count}",
+                    instruction.opcode
                 ),
             ));
         }
