@@ -825,6 +825,36 @@ impl<'s> ComputationLowering<'_, 's> {
         self.closed.close(open)
     }
 
+    /// Makes `id` the operand `operand` names, checking the shape the text declared for it.
+    fn connect(&mut self, operand: PendingOperand<'s>, id: InstrId) {
+        let computation = &mut self.open.computation;
+        if let Some(declared) = &operand.shape {
+            let actual = computation.instruction(id);
+            let actual = if operand.path.is_empty() {
+                Some(&*actual.shape)
+            } else {
+                actual.shape.subshape(&operand.path)
+            };
+            if let Some(actual) = actual.filter(|a| {
+                computation.instruction(id).shape_written
+                    && !crate::verify::shapes::compatible(declared, a)
+            }) {
+                self.closed.errors.push(ModuleError::Invalid {
+                    message: format!(
+                        "The declared operand shape {declared} is not compatible \
+                         with the shape of the operand instruction {actual}."
+                    ),
+                    span: operand.name.span,
+                });
+            }
+        }
+        // Ids grow in text order; an operand at or after its user may close a cycle.
+        if id.index() >= operand.user.index() {
+            self.open.out_of_order = true;
+        }
+        computation.add_operand_edge(id, operand.user, operand.slot);
+    }
+
     /// Resolves operands and checks the computation once its closing brace is read.
     fn finish(&mut self) {
         let head = &self.open.head;
@@ -836,41 +866,19 @@ impl<'s> ComputationLowering<'_, 's> {
             });
             return;
         }
+        // Operands named before their definition (or never defined) are resolved now.
         for operand in std::mem::take(&mut self.open.pending) {
-            let Some(id) = computation.find(operand.name.text) else {
-                self.closed.errors.push(ModuleError::UnknownOperand {
+            match self.open.computation.find(operand.name.text) {
+                Some(id) => self.connect(operand, id),
+                None => self.closed.errors.push(ModuleError::UnknownOperand {
                     name: operand.name.text.to_string(),
-                    computation: head.name.text.to_string(),
+                    computation: self.open.head.name.text.to_string(),
                     span: operand.name.span,
-                });
-                continue;
-            };
-            if let Some(declared) = &operand.shape {
-                let actual = computation.instruction(id);
-                let actual = if operand.path.is_empty() {
-                    Some(&*actual.shape)
-                } else {
-                    actual.shape.subshape(&operand.path)
-                };
-                if let Some(actual) = actual.filter(|a| {
-                    computation.instruction(id).shape_written
-                        && !crate::verify::shapes::compatible(declared, a)
-                }) {
-                    self.closed.errors.push(ModuleError::Invalid {
-                        message: format!(
-                            "The declared operand shape {declared} is not compatible \
-                             with the shape of the operand instruction {actual}."
-                        ),
-                        span: operand.name.span,
-                    });
-                }
+                }),
             }
-            // Ids grow in text order; an operand at or after its user may close a cycle.
-            if id.index() >= operand.user.index() {
-                self.open.out_of_order = true;
-            }
-            computation.add_operand_edge(id, operand.user, operand.slot);
         }
+        let head = &self.open.head;
+        let computation = &mut self.open.computation;
         let root = self.open.root;
         let last = computation.order().last().copied();
         if let Some(root_id) = root.or(last) {
@@ -1111,13 +1119,19 @@ impl<'s> ComputationLowering<'_, 's> {
                     if name.percent != user_instruction.style.operand_percent {
                         user_instruction.percent_exceptions.push(slot);
                     }
-                    pending.push(PendingOperand {
+                    let operand = PendingOperand {
                         user,
                         slot,
                         name: *name,
                         shape: shape.as_ref().and_then(|s| self.memo.shape(s).ok()),
                         path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
-                    });
+                    };
+                    // An operand defined above (nearly all are) is connected at once; the
+                    // rest wait for the end of the computation.
+                    match self.open.computation.find(name.text) {
+                        Some(id) => self.connect(operand, id),
+                        None => pending.push(operand),
+                    }
                     if !indices.is_empty() {
                         let path = indices.iter().filter_map(|i| i.text.parse().ok()).collect();
                         self.open
