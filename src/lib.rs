@@ -16,6 +16,9 @@
 //!   reporting each violation as a diagnostic with the span of the offending text.
 //! - [`ir`] is the model (element types, shapes, layouts, the exact tiled-layout memory map).
 //!   It does no IO; arithmetic on dims is checked, and overflow is an error value.
+//!   Instruction shapes (`Arc<Shape>`) and attribute texts (`Arc<str>`) are shared values:
+//!   lowering gives every instruction that writes the same text one allocation, and a pass
+//!   that edits one goes through `Arc::make_mut`, which copies it when it is shared.
 //! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
 //! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
 //!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,
