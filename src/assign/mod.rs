@@ -280,7 +280,7 @@ fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) ->
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
 /// same-rank operands share, taken from the first operand of the outputs' rank.
 fn layout_leader(result: &Shape, operands: &[Shape]) -> Option<(usize, Vec<i64>)> {
-    let result_rank = result.leaves().first().map(|leaf| leaf.rank())?;
+    let result_rank = result.leaves().next().map(|leaf| leaf.rank())?;
     operands
         .iter()
         .filter_map(Shape::as_array)

@@ -158,18 +158,47 @@ impl Shape {
         Some(shape)
     }
 
-    /// Every array leaf, depth first, in tuple order.
-    pub fn leaves(&self) -> Vec<&ArrayShape> {
-        let mut out = Vec::new();
-        fn walk<'a>(shape: &'a Shape, out: &mut Vec<&'a ArrayShape>) {
+    /// Every array leaf, depth first, in tuple order. Allocates only for tuples.
+    pub fn leaves(&self) -> Leaves<'_> {
+        Leaves {
+            next: Some(self),
+            open_tuples: Vec::new(),
+        }
+    }
+}
+
+/// The iterator of [`Shape::leaves`].
+pub struct Leaves<'a> {
+    /// The shape to visit next, before the rest of the open tuples.
+    next: Option<&'a Shape>,
+    /// The elements still to visit of each tuple being walked, innermost last.
+    open_tuples: Vec<std::slice::Iter<'a, Shape>>,
+}
+
+impl<'a> Iterator for Leaves<'a> {
+    type Item = &'a ArrayShape;
+
+    fn next(&mut self) -> Option<&'a ArrayShape> {
+        loop {
+            let shape = match self.next.take() {
+                Some(shape) => shape,
+                None => {
+                    let innermost = self.open_tuples.last_mut()?;
+                    match innermost.next() {
+                        Some(shape) => shape,
+                        None => {
+                            self.open_tuples.pop();
+                            continue;
+                        }
+                    }
+                }
+            };
             match shape {
-                Shape::Array(array) => out.push(array),
-                Shape::Tuple(elements) => elements.iter().for_each(|e| walk(e, out)),
+                Shape::Array(array) => return Some(array),
+                Shape::Tuple(elements) => self.open_tuples.push(elements.iter()),
                 Shape::Token | Shape::Opaque | Shape::Buffer(_) => {}
             }
         }
-        walk(self, &mut out);
-        out
     }
 }
 
@@ -236,6 +265,26 @@ mod tests {
         assert_eq!(shape.dim(3), Err(DimOutOfRange { dim: 3, rank: 3 }));
         assert_eq!(shape.dim(-4), Err(DimOutOfRange { dim: -4, rank: 3 }));
         assert_eq!(shape.minor_position(-1), Ok(Some(0)));
+    }
+
+    #[test]
+    fn leaves_are_the_arrays_depth_first_in_tuple_order() {
+        let array = |n: i64| Shape::Array(ArrayShape::new(PrimitiveType::F32, &[n]));
+        let shape = Shape::Tuple(vec![
+            Shape::Tuple(vec![array(1), Shape::Tuple(vec![array(2)])]),
+            Shape::Token,
+            Shape::Tuple(vec![]),
+            Shape::Buffer(ArrayShape::new(PrimitiveType::F32, &[9])),
+            array(3),
+            Shape::Tuple(vec![Shape::Tuple(vec![]), array(4)]),
+        ]);
+        let sizes: Vec<i64> = shape
+            .leaves()
+            .map(|leaf| leaf.dims[0].extent().unwrap())
+            .collect();
+        assert_eq!(sizes, [1, 2, 3, 4]);
+        assert_eq!(array(5).leaves().count(), 1);
+        assert_eq!(Shape::Token.leaves().count(), 0);
     }
 
     #[test]
