@@ -241,6 +241,19 @@ impl Computation {
         }
     }
 
+    /// Makes room for `instructions` more instructions at once, for a builder that knows
+    /// about how many it will add: the graph then grows once instead of doubling (and
+    /// keeping up to half its room unused).
+    pub fn reserve(&mut self, instructions: usize) {
+        self.graph.reserve_exact_nodes(instructions);
+        // About one operand per instruction is what real modules have (0.96 to 1.35).
+        self.graph.reserve_exact_edges(instructions);
+        self.order.links.reserve_exact(instructions);
+        let graph = &self.graph;
+        self.names
+            .reserve(instructions, |&id| name_hash(&graph[id].name));
+    }
+
     pub fn instruction(&self, id: InstrId) -> &Instruction {
         &self.graph[id]
     }

@@ -171,7 +171,57 @@ pub struct ModuleLowering<'s> {
     /// The computation being read.
     open: Option<OpenComputation<'s>>,
     memo: Memo<'s>,
+    lines: LineCounter,
     closed: Closed<'s>,
+}
+
+/// Counts the lines of each computation before it is lowered, so that its graph is sized
+/// once instead of grown: from the computation's first line to the next line that starts
+/// with `}`, where XLA closes a computation. The count only sizes the graph, so a guess
+/// that is off (a computation closed otherwise, comments, blank lines) costs room, never
+/// correctness. The cursor only moves forward: the text is read at most twice however the
+/// computations end, and the room given is bounded by the text's size.
+#[derive(Default)]
+struct LineCounter {
+    /// Where the last search ended; a computation starting before it is not sized.
+    at: usize,
+}
+
+impl LineCounter {
+    /// No computation is given room for more than this many instructions at once; a larger
+    /// one grows as a vector does.
+    const MAX_ROOM: usize = 1 << 16;
+    /// An instruction line is longer than this (`  a = f32[] add(b, c)` is 23 bytes), so
+    /// that a computation of blank lines is not given room for an instruction per byte.
+    const MIN_LINE_BYTES: usize = 16;
+
+    /// How many instructions the computation starting at `start` in `text` probably has.
+    fn instructions_from(&mut self, text: &str, start: usize) -> Option<usize> {
+        if start < self.at {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        let mut newlines = 0usize;
+        // One pass finds the `}` line and counts the newlines before it.
+        let close = memchr::memchr_iter(b'\n', bytes.get(start..)?).find_map(|at| {
+            newlines += 1;
+            let next = start + at + 1;
+            (bytes.get(next) == Some(&b'}')).then_some(next)
+        });
+        let Some(close) = close else {
+            self.at = text.len();
+            return None;
+        };
+        self.at = close;
+        let body = &bytes[start..close];
+        // Newlines end the header line and each line after it, up to the `}` line.
+        let lines = newlines.saturating_sub(1);
+        Some(
+            lines
+                .min(body.len() / Self::MIN_LINE_BYTES)
+                .min(Self::MAX_ROOM),
+        )
+    }
 }
 
 /// What lowering has finished: closed computations, and what waits for the module's end.
@@ -348,6 +398,11 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         let name = head.name.text;
         let mut computation = Computation::new(name);
+        if let Some(source) = self.memo.source {
+            if let Some(instructions) = self.lines.instructions_from(source, head.start) {
+                computation.reserve(instructions);
+            }
+        }
         computation.entry_written = head.entry;
         computation.percent = head.name.percent;
         computation.has_signature = head.signature.is_some();
@@ -1390,5 +1445,47 @@ fn infer_from_operands(instruction: &Instruction, operands: &[Shape]) -> Option<
             first.cloned()
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod line_counter_tests {
+    use super::LineCounter;
+
+    #[test]
+    fn counts_the_instruction_lines_up_to_the_closing_brace() {
+        let text = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+                    ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
+        let mut counter = LineCounter::default();
+        let add = text.find("add {").unwrap();
+        let entry = text.find("ENTRY").unwrap();
+        assert_eq!(counter.instructions_from(text, add), Some(3));
+        assert_eq!(counter.instructions_from(text, entry), Some(1));
+        // The cursor only moves forward: a start behind it is not sized.
+        assert_eq!(counter.instructions_from(text, add), None);
+    }
+
+    #[test]
+    fn a_computation_without_a_closing_line_is_not_sized_and_ends_the_search() {
+        let text = "a {\n  ROOT p = f32[] parameter(0) }\nb {\n  ROOT q = f32[] parameter(0) }\n";
+        let mut counter = LineCounter::default();
+        assert_eq!(counter.instructions_from(text, 0), None);
+        assert_eq!(
+            counter.instructions_from(text, text.find("b {").unwrap()),
+            None
+        );
+    }
+
+    #[test]
+    fn blank_lines_do_not_buy_room() {
+        let text = format!("e {{{}\n}}\n", "\n".repeat(100_000));
+        let room = LineCounter::default().instructions_from(&text, 0).unwrap();
+        assert!(room <= text.len() / LineCounter::MIN_LINE_BYTES, "{room}");
+        let text = format!(
+            "e {{\n{}}}\n",
+            "  ROOT p = f32[] parameter(0)\n".repeat(100_000)
+        );
+        let room = LineCounter::default().instructions_from(&text, 0).unwrap();
+        assert_eq!(room, LineCounter::MAX_ROOM);
     }
 }
