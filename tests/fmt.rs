@@ -470,3 +470,73 @@ fn shape_of(computation: &hlo_layout::ir::Computation, name: &str) -> String {
         .shape
         .to_string()
 }
+
+/// Operands defined above their user are connected as they are read, the others when the
+/// computation closes; both are checked alike (a declared operand shape, an unknown name, a
+/// cycle), operand order is the text's, and errors come in text order whichever way they
+/// were found.
+#[test]
+fn operands_above_and_below_their_user_are_checked_alike() {
+    let text = "HloModule m\n\nENTRY e {\n  \
+        a = f32[2] parameter(0)\n  \
+        b = f32[2] add(f32[3] a, f32[3] later)\n  \
+        c = f32[2] add(f32[2] a, f32[2] later)\n  \
+        d = f32[2] add(missing, b)\n  \
+        later = f32[2] negate(a)\n  \
+        ROOT t = (f32[2], f32[2], f32[2]) tuple(later, c, d)\n}\n";
+    let errors: Vec<(usize, String)> = hlo_layout::parse_module(text)
+        .expect_err("the module has errors")
+        .iter()
+        .map(|error| {
+            use miette::Diagnostic;
+            let at = error
+                .labels()
+                .and_then(|mut l| l.next())
+                .map(|l| l.offset());
+            (at.unwrap_or(0), error.to_string())
+        })
+        .collect();
+    let at = |needle: &str| text.find(needle).unwrap();
+    let messages: Vec<&str> = errors.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(errors.len(), 3, "{messages:#?}");
+    assert_eq!(errors[0].0, at("a, f32[3] later"), "{messages:#?}");
+    assert!(
+        errors[0].1.contains("declared operand shape f32[3]"),
+        "{messages:#?}"
+    );
+    assert_eq!(errors[1].0, at("later)\n  c"), "{messages:#?}");
+    assert!(
+        errors[1].1.contains("declared operand shape f32[3]"),
+        "{messages:#?}"
+    );
+    assert_eq!(errors[2].0, at("missing"), "{messages:#?}");
+    assert!(errors[2].1.contains("missing"), "{messages:#?}");
+
+    let cyclic = "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  \
+        b = f32[] add(a, c)\n  c = f32[] negate(b)\n  ROOT r = f32[] add(c, a)\n}\n";
+    let errors = hlo_layout::parse_module(cyclic).expect_err("a cycle");
+    let messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(messages, ["instruction `c` depends on itself"]);
+
+    let fine = "HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  \
+        s = f32[2] subtract(later, a)\n  later = f32[2] negate(a)\n  \
+        ROOT r = f32[2] subtract(a, s)\n}\n";
+    let module = hlo_layout::parse_module(fine).unwrap_or_else(|e| panic!("{e:?}"));
+    let entry = module.entry();
+    let names = |user: &str| -> Vec<String> {
+        entry
+            .operands(entry.find(user).unwrap())
+            .into_iter()
+            .map(|id| entry.instruction(id).name.clone())
+            .collect()
+    };
+    assert_eq!(names("s"), ["later", "a"]);
+    assert_eq!(names("r"), ["a", "s"]);
+    let order: Vec<&str> = entry
+        .order()
+        .iter()
+        .map(|&id| entry.instruction(id).name.as_str())
+        .collect();
+    // A forward reference is printed before its user, as XLA prints operands first.
+    assert_eq!(order, ["a", "later", "s", "r"]);
+}
