@@ -449,15 +449,21 @@ impl Computation {
         self.graph.add_edge(operand, user, slot);
     }
 
+    /// Whether every operand precedes its user in the print order (one pass over the
+    /// edges); an instruction using itself counts as in order only if `self_uses_allowed`.
+    fn operands_come_first(&self, self_uses_allowed: bool) -> bool {
+        (&self.graph).edge_references().all(|e| {
+            (self_uses_allowed && e.source() == e.target())
+                || self.order.label(e.source()) < self.order.label(e.target())
+        })
+    }
+
     /// An instruction on a cycle, if the operand graph has one.
     pub fn find_cycle(&self) -> Option<InstrId> {
         // A print order in which every operand precedes its users is a topological order,
         // so there is no cycle; checking that is one pass over the edges, and is the case
         // of nearly every computation.
-        let forward = (&self.graph)
-            .edge_references()
-            .all(|e| self.order.label(e.source()) < self.order.label(e.target()));
-        if forward {
+        if self.operands_come_first(false) {
             return None;
         }
         petgraph::algo::toposort(&self.graph, None)
@@ -552,10 +558,7 @@ impl Computation {
     /// existing order where it already does (used after passes insert instructions).
     pub fn restore_def_before_use(&mut self) {
         // Most computations are already in order; checking is one pass over the edges.
-        let sorted = (&self.graph).edge_references().all(|e| {
-            e.source() == e.target() || self.order.label(e.source()) < self.order.label(e.target())
-        });
-        if sorted {
+        if self.operands_come_first(true) {
             return;
         }
         let order = &self.order;
