@@ -64,6 +64,17 @@ pub enum SyntaxError {
         #[label("one level too many")]
         span: Span,
     },
+    #[error("XLA refuses the escape `{escape}` in this string: {reason}")]
+    #[diagnostic(
+        code(hlo::syntax::bad_escape),
+        help("strings take C escapes: \\n \\t \\r \\\\ \\' \\\" \\? \\a \\b \\f \\v, octal \\0 to \\377, hex \\x0 to \\xff, and \\uXXXX or \\UXXXXXXXX for a character up to U+10FFFF")
+    )]
+    BadEscape {
+        escape: String,
+        reason: &'static str,
+        #[label("refused")]
+        span: Span,
+    },
     #[error("unexpected {found} after the end")]
     #[diagnostic(code(hlo::syntax::extra_token), help("expected the end of the input"))]
     ExtraToken {
@@ -79,6 +90,7 @@ impl SyntaxError {
             SyntaxError::UnexpectedToken { span, .. }
             | SyntaxError::UnexpectedEof { span, .. }
             | SyntaxError::InvalidToken { span, .. }
+            | SyntaxError::BadEscape { span, .. }
             | SyntaxError::ExtraToken { span, .. }
             | SyntaxError::UnterminatedComment { span }
             | SyntaxError::RunawayBlob { span }
@@ -111,9 +123,17 @@ impl SyntaxError {
             ParseError::UnrecognizedToken {
                 token: (l, Token::Error, r),
                 ..
-            } => SyntaxError::InvalidToken {
-                text: snippet(source, l, r),
-                span: Span::new(l, r),
+            } => match source.get(l..r).and_then(super::lexer::refused_escape) {
+                // The lexer turns a string with an escape XLA refuses into an error token.
+                Some((escape, reason)) => SyntaxError::BadEscape {
+                    escape: snippet(source, l + escape.start, l + escape.end),
+                    reason,
+                    span: Span::new(l + escape.start, l + escape.end),
+                },
+                None => SyntaxError::InvalidToken {
+                    text: snippet(source, l, r),
+                    span: Span::new(l, r),
+                },
             },
             // Nothing was expected: the module was complete.
             ParseError::UnrecognizedToken {

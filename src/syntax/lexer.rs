@@ -384,15 +384,24 @@ fn canonical_metadata_len(rest: &str) -> Option<usize> {
         i += 1;
         match *bytes.get(i)? {
             b'"' => {
+                let open = i;
+                let mut escaped = false;
                 i += 1;
                 loop {
                     match *bytes.get(i)? {
                         b'"' => break,
-                        b'\\' => i += 2,
+                        b'\\' => {
+                            escaped = true;
+                            i += 2;
+                        }
                         _ => i += 1,
                     }
                 }
                 i += 1;
+                // A string XLA refuses is left to the token-by-token path, which reports it.
+                if escaped && refused_escape(rest.get(open..i)?).is_some() {
+                    return None;
+                }
             }
             b'-' | b'0'..=b'9' => {
                 i += usize::from(bytes[i] == b'-');
@@ -418,6 +427,91 @@ fn canonical_metadata_len(rest: &str) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// The first escape in the quoted string `text` (quotes included) that XLA's lexer refuses,
+/// as its byte range in `text` and the reason. XLA unescapes every string token as absl's
+/// `CUnescape` does; only `{...}` blobs (`backend_config`, frontend attributes) are read
+/// verbatim. `None` when every escape is one XLA reads.
+pub(crate) fn refused_escape(text: &str) -> Option<(std::ops::Range<usize>, &'static str)> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'\\', rest))
+    {
+        let at = from + found;
+        let after = &bytes[at + 1..];
+        let hex_digits = |skip: usize| {
+            after
+                .iter()
+                .skip(skip)
+                .take_while(|b| b.is_ascii_hexdigit())
+                .count()
+        };
+        // Hex digits read greedily; the value only matters up to a bound, so it saturates.
+        let value = |digits: &[u8]| {
+            digits.iter().fold(0u32, |value, &b| {
+                let digit = (b as char).to_digit(16).unwrap_or(0);
+                value.saturating_mul(16).saturating_add(digit)
+            })
+        };
+        let surrogate = |v: u32| (0xD800..=0xDFFF).contains(&v);
+        let (len, refused) = match after.first().copied() {
+            Some(b'n' | b't' | b'r' | b'\\' | b'\'' | b'"' | b'?' | b'a' | b'b' | b'f' | b'v') => {
+                (1, None)
+            }
+            Some(b'0'..=b'7') => {
+                let digits = after
+                    .iter()
+                    .take(3)
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .count();
+                let value = after[..digits]
+                    .iter()
+                    .fold(0u32, |v, &b| v * 8 + u32::from(b - b'0'));
+                let refused = (value > 0xff).then_some("an octal escape is at most \\377");
+                (digits, refused)
+            }
+            Some(b'x' | b'X') => match hex_digits(1) {
+                0 => (1, Some("`\\x` needs a hex digit after it")),
+                digits => {
+                    let refused = (value(&after[1..1 + digits]) > 0xff).then_some(
+                        "a hex escape is at most \\xff (it takes every hex digit that follows)",
+                    );
+                    (1 + digits, refused)
+                }
+            },
+            Some(kind @ (b'u' | b'U')) => {
+                let wanted = if kind == b'u' { 4 } else { 8 };
+                let digits = hex_digits(1).min(wanted);
+                let code = value(&after[1..1 + digits]);
+                let refused = if digits < wanted {
+                    Some(if kind == b'u' {
+                        "`\\u` needs exactly 4 hex digits"
+                    } else {
+                        "`\\U` needs exactly 8 hex digits"
+                    })
+                } else if code > 0x10FFFF {
+                    Some("a code point is at most U+10FFFF")
+                } else if surrogate(code) {
+                    Some("a surrogate (U+D800 to U+DFFF) is not a character")
+                } else {
+                    None
+                };
+                (1 + digits, refused)
+            }
+            _ => {
+                let next = text[at + 1..].chars().next().map_or(0, char::len_utf8);
+                (next, Some("not an escape XLA knows"))
+            }
+        };
+        if let Some(reason) = refused {
+            return Some((at..at + 1 + len, reason));
+        }
+        from = at + 1 + len;
+    }
+    None
 }
 
 /// The length of the brace-balanced blob at the start of `text`, skipping `"..."` strings
@@ -562,6 +656,8 @@ impl<'s> Iterator for Lexer<'s> {
                 self.metadata_next = name == "metadata";
                 Token::AttrName(name)
             }
+            // XLA's lexer refuses the whole string; the parser reports it (see `SyntaxError`).
+            Ok(Token::Str(text)) if refused_escape(text).is_some() => Token::Error,
             Ok(token) => token,
             Err(()) => {
                 // An unterminated block comment swallows the rest, as in XLA; one error
@@ -690,6 +786,51 @@ mod tests {
         // `a=` glued is an attribute name, so `{a=1}` is not a body.
         assert_eq!(kinds("{a=1}")[0], Token::LBrace);
         assert_eq!(kinds("{a = f32[] c(1)}")[0], Token::BodyOpen);
+    }
+
+    /// Each case was read by jaxlib 0.10.2's parser: `true` where it accepts the string.
+    #[test]
+    fn string_escapes_as_xla_reads_them() {
+        let cases: &[(&str, bool)] = &[
+            (r#""a\\b""#, true),
+            (r#""\n\t\r\'\"\?\a\b\f\v""#, true),
+            (r#""\0\12\123\0000\3777\08""#, true),
+            (r#""\400""#, false),
+            (r#""\8""#, false),
+            (r#""\x41\X41\x4\x0ff\x00000000000041\x41zz""#, true),
+            (r#""\x""#, false),
+            (r#""\xg""#, false),
+            (r#""\x100""#, false),
+            (r#""\x414243""#, false),
+            (r#""\u0041\u00411\uE000\u0000\U00000041\U0010FFFF""#, true),
+            (r#""\u004""#, false),
+            (r#""\uzzzz""#, false),
+            (r#""\U0000004""#, false),
+            (r#""\uD800""#, false),
+            (r#""\U0000DFFF""#, false),
+            (r#""\U00110000""#, false),
+            (r#""\UFFFFFFFF""#, false),
+            (r#""\e""#, false),
+            (r#""\ ""#, false),
+            (r#""\{""#, false),
+            (r#""\é""#, false),
+            (r#"'a\e'"#, false),
+        ];
+        for &(text, accepted) in cases {
+            assert_eq!(refused_escape(text).is_none(), accepted, "{text}");
+        }
+        assert_eq!(
+            refused_escape(r#""ab\x100g""#),
+            Some((
+                3..8,
+                "a hex escape is at most \\xff (it takes every hex digit that follows)"
+            ))
+        );
+        assert_eq!(refused_escape(r#""\é""#).map(|(r, _)| r), Some(1..4));
+        // The string is an error token; a metadata value holding it is read token by token.
+        assert_eq!(kinds(r#""\e""#), vec![Token::Error]);
+        assert!(canonical_metadata_len(r#"{op_name="a\eb"}"#).is_none());
+        assert_eq!(canonical_metadata_len(r#"{op_name="a[\'b\']"}"#), Some(20));
     }
 
     #[test]
