@@ -192,3 +192,38 @@ fn unknown_header_attributes_are_errors() {
         panic!("{}", common::render("known", known, errors));
     }
 }
+
+/// `origin` values: the forms XLA writes are accepted, the ones its parser refuses (or
+/// crashes on) are errors, each naming the value (cases checked with jaxlib 0.10.2).
+#[test]
+fn origin_values_are_read_as_xla_reads_them() {
+    let template = "HloModule m\nENTRY e {\n  a = f32[] constant(1)\n  ROOT t = (f32[], f32[]) tuple(a, a), origin=VALUE\n}\n";
+    for accepted in [
+        r#"{({"a"}, {"b" {0}})}"#,
+        r#"{[synthetic_call]}"#,
+        r#"{{}}"#,
+        r#"{(({"v1"}, {"v2"}), {"v3"})}"#,
+    ] {
+        let text = template.replace("VALUE", accepted);
+        let module = hlo_layout::parse_module(&text).expect("lowers");
+        if let Err(errors) = verify(&module, &PLAIN) {
+            panic!("{}", common::render("origin", &text, errors));
+        }
+    }
+    for (refused, expected) in [
+        (r#"{bogus}"#, "found `bogus`"),
+        (r#"{{"a" 0}}"#, "one name and at most one shape index"),
+        (r#"{{"a" {0 1}}}"#, "integers between commas"),
+        (r#"{[synthetic]}"#, "`[synthetic_call]` alone"),
+        (r#"{{"a"}, {"b"}}"#, "a comma outside parentheses"),
+    ] {
+        let text = template.replace("VALUE", refused);
+        let module = hlo_layout::parse_module(&text).expect("lowers");
+        let errors = verify(&module, &PLAIN).expect_err(refused);
+        let rendered = common::render("origin", &text, errors);
+        assert!(
+            rendered.contains(expected) && rendered.contains("origin="),
+            "{refused}:\n{rendered}"
+        );
+    }
+}

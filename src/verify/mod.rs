@@ -23,6 +23,7 @@ mod enums;
 pub(crate) mod header;
 mod layout;
 mod literals;
+mod origin;
 mod semantic;
 pub mod shapes;
 
