@@ -227,3 +227,46 @@ fn origin_values_are_read_as_xla_reads_them() {
         );
     }
 }
+
+/// Classic `sharding` values: real dumps' forms are accepted, the ones XLA's parser refuses
+/// are errors naming the value; named (mesh) shardings are left alone (cases checked with
+/// jaxlib 0.10.2).
+#[test]
+fn shardings_are_read_as_xla_reads_them() {
+    let template = "HloModule m\nENTRY e {\n  a = f32[8,8] parameter(0), sharding=VALUE\n  ROOT t = (f32[8,8], f32[8,8]) tuple(a, a), sharding={{replicated}, {maximal device=0}}\n}\n";
+    for accepted in [
+        "{devices=[2,1,4]<=[8] last_tile_dim_replicate}",
+        "{devices=[2,4]0,1,2,3,4,5,6,7 shard_like 1}",
+        "{devices=[8,1]<=[2,4]T(1,0) metadata={op_name=\"x\"}}",
+        "{devices=[2,2,2]<=[8] last_tile_dims={manual}}",
+        "{manual}",
+        "{mesh['a'=2,'b'=4], [{'a'}, {'b'}]}",
+    ] {
+        let text = template.replace("VALUE", accepted);
+        let module = hlo_layout::parse_module(&text).expect("lowers");
+        if let Err(errors) = verify(&module, &PLAIN) {
+            panic!("{}", common::render("sharding", &text, errors));
+        }
+    }
+    for (refused, expected) in [
+        ("{bogus}", "unknown word `bogus`"),
+        ("{maximal}", "exactly one device"),
+        ("{replicated device=3}", "should not have any"),
+        ("{devices=[1,1]0}", "more than one"),
+        ("{devices=[2,4]<=[2,4]T(0,2)}", "indices 0 to 1"),
+        (
+            "{devices=[4]<=[4] last_tile_dims={bogus}}",
+            "last_tile_dims takes",
+        ),
+        ("{replicated, manual}", "unexpected `,`"),
+    ] {
+        let text = template.replace("VALUE", refused);
+        let module = hlo_layout::parse_module(&text).expect("lowers");
+        let errors = verify(&module, &PLAIN).expect_err(refused);
+        let rendered = common::render("sharding", &text, errors);
+        assert!(
+            rendered.contains(expected) && rendered.contains("sharding="),
+            "{refused}:\n{rendered}"
+        );
+    }
+}

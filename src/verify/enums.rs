@@ -162,7 +162,7 @@ pub fn check(instruction: &Instruction) -> Vec<String> {
 /// `{op_name="a b" source_line=3 profile_type={1}}`: each key known and given once. Every
 /// instruction of a dump has metadata, so this reads the bytes once and allocates nothing
 /// when all is well.
-fn metadata_keys(value: &str, errors: &mut Vec<String>) {
+pub(super) fn metadata_keys(value: &str, errors: &mut Vec<String>) {
     let inner = value
         .strip_prefix('{')
         .and_then(|v| v.strip_suffix('}'))

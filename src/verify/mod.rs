@@ -24,8 +24,10 @@ pub(crate) mod header;
 mod layout;
 mod literals;
 mod origin;
+mod pieces;
 mod semantic;
 pub mod shapes;
+mod sharding;
 
 use std::collections::HashMap;
 

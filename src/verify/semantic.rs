@@ -149,6 +149,12 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
         }
     }
 
+    if let Some(text) = instruction.attribute("sharding") {
+        if let Err(message) = super::sharding::check(text) {
+            errors.push(format!("sharding={text}: {message}"));
+        }
+    }
+
     if let Some(text) = instruction.attribute("origin") {
         if let Err(message) = super::origin::check(text) {
             errors.push(format!("origin={text}: {message}"));
