@@ -204,11 +204,7 @@ fn origin_values_are_read_as_xla_reads_them() {
         r#"{{}}"#,
         r#"{(({"v1"}, {"v2"}), {"v3"})}"#,
     ] {
-        let text = template.replace("VALUE", accepted);
-        let module = hlo_layout::parse_module(&text).expect("lowers");
-        if let Err(errors) = verify(&module, &PLAIN) {
-            panic!("{}", common::render("origin", &text, errors));
-        }
+        assert_verifies("origin", &template.replace("VALUE", accepted));
     }
     for (refused, expected) in [
         (r#"{bogus}"#, "found `bogus`"),
@@ -217,10 +213,7 @@ fn origin_values_are_read_as_xla_reads_them() {
         (r#"{[synthetic]}"#, "`[synthetic_call]` alone"),
         (r#"{{"a"}, {"b"}}"#, "a comma outside parentheses"),
     ] {
-        let text = template.replace("VALUE", refused);
-        let module = hlo_layout::parse_module(&text).expect("lowers");
-        let errors = verify(&module, &PLAIN).expect_err(refused);
-        let rendered = common::render("origin", &text, errors);
+        let rendered = rendered_errors("origin", &template.replace("VALUE", refused));
         assert!(
             rendered.contains(expected) && rendered.contains("origin="),
             "{refused}:\n{rendered}"
@@ -242,11 +235,7 @@ fn shardings_are_read_as_xla_reads_them() {
         "{manual}",
         "{mesh['a'=2,'b'=4], [{'a'}, {'b'}]}",
     ] {
-        let text = template.replace("VALUE", accepted);
-        let module = hlo_layout::parse_module(&text).expect("lowers");
-        if let Err(errors) = verify(&module, &PLAIN) {
-            panic!("{}", common::render("sharding", &text, errors));
-        }
+        assert_verifies("sharding", &template.replace("VALUE", accepted));
     }
     for (refused, expected) in [
         ("{bogus}", "unknown word `bogus`"),
@@ -260,13 +249,25 @@ fn shardings_are_read_as_xla_reads_them() {
         ),
         ("{replicated, manual}", "unexpected `,`"),
     ] {
-        let text = template.replace("VALUE", refused);
-        let module = hlo_layout::parse_module(&text).expect("lowers");
-        let errors = verify(&module, &PLAIN).expect_err(refused);
-        let rendered = common::render("sharding", &text, errors);
+        let rendered = rendered_errors("sharding", &template.replace("VALUE", refused));
         assert!(
             rendered.contains(expected) && rendered.contains("sharding="),
             "{refused}:\n{rendered}"
         );
     }
+}
+
+/// Lowers and verifies `text`, which must pass; the errors are shown if it does not.
+fn assert_verifies(name: &str, text: &str) {
+    let module = hlo_layout::parse_module(text).expect("lowers");
+    if let Err(errors) = verify(&module, &PLAIN) {
+        panic!("{}", common::render(name, text, errors));
+    }
+}
+
+/// Lowers and verifies `text`, which must fail; returns its errors as the user sees them.
+fn rendered_errors(name: &str, text: &str) -> String {
+    let module = hlo_layout::parse_module(text).expect("lowers");
+    let errors = verify(&module, &PLAIN).expect_err(text);
+    common::render(name, text, errors)
 }

@@ -46,33 +46,20 @@ pub fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
                 i += 2 + close + 2;
                 continue;
             }
-            b'{' | b'(' | b'[' => {
+            b'{' | b'(' | b'[' | b'}' | b')' | b']' | b',' | b'=' | b':' | b'?' => {
                 i += 1;
-                Kind::Open(b as char)
-            }
-            b'}' | b')' | b']' => {
-                i += 1;
-                Kind::Close(b as char)
-            }
-            b',' => {
-                i += 1;
-                Kind::Comma
-            }
-            b'=' => {
-                i += 1;
-                Kind::Equal
+                match b {
+                    b'{' | b'(' | b'[' => Kind::Open(b as char),
+                    b'}' | b')' | b']' => Kind::Close(b as char),
+                    b',' => Kind::Comma,
+                    b'=' => Kind::Equal,
+                    b':' => Kind::Colon,
+                    _ => Kind::Question,
+                }
             }
             b'<' if bytes.get(i + 1) == Some(&b'=') => {
                 i += 2;
                 Kind::LessEqual
-            }
-            b':' => {
-                i += 1;
-                Kind::Colon
-            }
-            b'?' => {
-                i += 1;
-                Kind::Question
             }
             b'"' | b'\'' => {
                 i += 1;
