@@ -508,6 +508,34 @@ impl Printer {
         if self.in_place(terms, indent) {
             return;
         }
+        if let ("metadata", [Term::List(list)]) = (name, terms) {
+            let entries = list.delimiter == Delimiter::Brace
+                && list.layout.is_none()
+                && list.item_count() > 0
+                && list
+                    .items()
+                    .all(|item| matches!(item, [Term::List(l)] if l.delimiter == Delimiter::Brace));
+            if entries && list.item_count() == 1 {
+                // XLA prints a list of one entry as the entry alone.
+                if let Some(entry) = list.items().next() {
+                    self.value(name, entry, style, indent);
+                }
+                return;
+            }
+            if entries {
+                // A sharding's metadata entries, `metadata={{op_name="a"}, {op_name="b"}}`:
+                // XLA reads them only joined by commas; each prints as a metadata value.
+                self.out.push('{');
+                for (i, entry) in list.items().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.value(name, entry, style, indent);
+                }
+                self.out.push('}');
+                return;
+            }
+        }
         let order: Option<&[&str]> = match name {
             "metadata" => Some(METADATA_ORDER),
             "window" => Some(WINDOW_ORDER),

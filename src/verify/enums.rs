@@ -172,7 +172,7 @@ pub(super) fn metadata_keys(value: &str, errors: &mut Vec<String>) {
     let mut seen = 0u32;
     let mut at = 0;
     while at < bytes.len() {
-        if bytes[at] == b' ' {
+        if matches!(bytes[at], b' ' | b',') {
             at += 1;
             continue;
         }

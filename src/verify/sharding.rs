@@ -48,16 +48,18 @@ pub fn check(text: &str) -> Result<(), String> {
     }
 }
 
-/// What one sharding's words set.
+/// What one sharding's words set, as XLA's reader keeps them.
 #[derive(Default)]
 struct Single {
-    /// `replicated`, `manual`, `unknown` or `unreduced`.
-    kind: Option<&'static str>,
+    replicated: bool,
     maximal: bool,
-    device: bool,
-    /// `Some(n)` for an explicit list of n devices, `Some(None)` for an iota.
-    devices: Option<Option<usize>>,
-    subgroups: bool,
+    /// `manual`, `unknown` or `unreduced`, the first one written.
+    other_kind: Option<&'static str>,
+    /// How many devices `device=N` (one) or an explicit `devices=[..]a,b,..` list gave; the
+    /// last one written counts.
+    listed: Option<usize>,
+    /// `devices=[..]<=[..]`: an iota, which XLA keeps apart from the listed devices.
+    iota: bool,
 }
 
 /// Checks the pieces between one sharding's braces.
@@ -77,21 +79,21 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
         };
         at += 1;
         match word {
-            "replicated" | "manual" | "unknown" | "unreduced" => {
-                read.kind = read.kind.or(Some(match word {
-                    "replicated" => "replicated",
+            "replicated" => read.replicated = true,
+            "manual" | "unknown" | "unreduced" => {
+                read.other_kind = read.other_kind.or(Some(match word {
                     "manual" => "manual",
                     "unknown" => "unknown",
                     _ => "unreduced",
                 }))
             }
             "maximal" => read.maximal = true,
-            "last_tile_dim_replicate" => read.subgroups = true,
+            "last_tile_dim_replicate" => {}
             "device" => {
                 if kind(at) != Some(Kind::Equal) || !matches!(kind(at + 1), Some(Kind::Int(_))) {
                     return Err("device= attribute must be an integer".into());
                 }
-                read.device = true;
+                read.listed = Some(1);
                 at += 2;
             }
             "shard_as" | "shard_like" => {
@@ -123,7 +125,7 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
                         at = next;
                         transpose(pieces, next, perm, rank)?;
                     }
-                    read.devices = Some(None);
+                    read.iota = true;
                 } else {
                     let mut count = 0;
                     while let Some(Kind::Int(Some(_))) = kind(at) {
@@ -137,7 +139,12 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
                             return Err("expects a device id after each comma".into());
                         }
                     }
-                    read.devices = Some(Some(count));
+                    if count == 0 {
+                        return Err(
+                            "expects device ids or an iota `<=[...]` after `devices=[...]`".into(),
+                        );
+                    }
+                    read.listed = Some(count);
                 }
             }
             "last_tile_dims" => {
@@ -164,7 +171,6 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
                         }
                     }
                 }
-                read.subgroups = true;
                 at = close + 1;
             }
             "metadata" => {
@@ -172,60 +178,108 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
                     return Err("expects `metadata={...}`".into());
                 }
                 let close = closing(pieces, at + 1).ok_or("metadata is not closed")?;
-                let value = &text[pieces[at + 1].start..pieces[close].end];
-                let mut errors = Vec::new();
-                if kind(at + 2) == Some(Kind::Open('{')) {
-                    let mut entry = at + 2;
-                    while let Some(end) = closing(pieces, entry).filter(|&end| end < close) {
-                        let entry_text = &text[pieces[entry].start..pieces[end].end];
-                        super::enums::metadata_keys(entry_text, &mut errors);
-                        entry = end + 2;
-                    }
-                } else {
-                    super::enums::metadata_keys(value, &mut errors);
-                }
-                if let Some(error) = errors.into_iter().next() {
-                    return Err(error);
-                }
+                metadata(text, &pieces[at + 1..=close])?;
                 at = close + 1;
             }
             other => return Err(format!("unknown word `{other}` in the sharding")),
         }
     }
-    if let Some(kind) = read.kind {
-        if read.maximal && kind == "replicated" {
-            return Err("a sharding is not both maximal and replicated".into());
-        }
-        if !read.maximal && (read.device || read.devices.is_some()) {
-            return Err(format!(
-                "{kind} shardings should not have any devices assigned"
-            ));
-        }
+    // XLA decides in this order: replicated, maximal, the other kinds, then a tile.
+    let no_devices = |kind: &str| format!("{kind} shardings should not have any devices assigned");
+    if read.replicated {
+        return match read.listed {
+            Some(_) => Err(no_devices("replicated")),
+            None => Ok(()),
+        };
     }
     if read.maximal {
-        if read.devices.is_some() || !read.device {
-            return Err(
+        return match read.listed {
+            Some(1) => Ok(()),
+            _ => Err(
                 "maximal shardings should have exactly one device assigned: \
-                        `{maximal device=N}`"
+                      `{maximal device=N}`"
                     .into(),
-            );
-        }
-        return Ok(());
+            ),
+        };
     }
-    if read.kind.is_none() {
-        match read.devices {
-            None => {
-                return Err(
-                    "non-maximal shardings must have a tile assignment `devices=[...]`".into(),
-                )
+    if let Some(kind) = read.other_kind {
+        return match read.listed {
+            Some(_) => Err(no_devices(kind)),
+            None => Ok(()),
+        };
+    }
+    match (read.iota, read.listed) {
+        (true, None) => Ok(()),
+        // jaxlib crashes on an iota with listed devices.
+        (true, Some(_)) => Err("an iota tile `<=[...]` takes no other devices".into()),
+        (false, Some(count)) if count > 1 => Ok(()),
+        (false, Some(_)) => {
+            Err("non-maximal shardings must have more than one device assigned".into())
+        }
+        (false, None) => {
+            Err("non-maximal shardings must have a tile assignment `devices=[...]`".into())
+        }
+    }
+}
+
+/// Checks `{key=value ...}` or `{{key=value ...}, {...}}` (`pieces` from the opening brace to
+/// the closing one): known keys, each once, each with a value of its type.
+fn metadata(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
+    let inner = &pieces[1..pieces.len() - 1];
+    if inner.first().map(|p| p.kind) != Some(Kind::Open('{')) {
+        return metadata_entry(text, pieces);
+    }
+    let mut at = 0;
+    loop {
+        let close = closing(inner, at).ok_or("a metadata entry is not closed")?;
+        metadata_entry(text, &inner[at..=close])?;
+        match (inner.get(close + 1), inner.get(close + 2)) {
+            (None, _) => return Ok(()),
+            (Some(comma), Some(open))
+                if comma.kind == Kind::Comma && open.kind == Kind::Open('{') =>
+            {
+                at = close + 2
             }
-            Some(Some(count)) if count <= 1 => {
-                return Err("non-maximal shardings must have more than one device assigned".into())
-            }
-            _ if read.device => {
-                return Err("device= goes with `maximal` only, not with `devices=`".into())
-            }
-            _ => {}
+            _ => return Err("expects `{...}` metadata entries separated by commas".into()),
+        }
+    }
+}
+
+/// One `{key=value ...}` entry, keys separated by spaces or commas.
+fn metadata_entry(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
+    let mut errors = Vec::new();
+    super::enums::metadata_keys(
+        &text[pieces[0].start..pieces[pieces.len() - 1].end],
+        &mut errors,
+    );
+    if let Some(error) = errors.into_iter().next() {
+        return Err(error);
+    }
+    let inner = &pieces[1..pieces.len() - 1];
+    let mut at = 0;
+    while at < inner.len() {
+        let (Kind::Word(key), Some(Kind::Equal)) =
+            (inner[at].kind, inner.get(at + 1).map(|p| p.kind))
+        else {
+            return Err("metadata holds `key=value` fields".into());
+        };
+        at += 2;
+        let value = inner.get(at).map(|p| p.kind);
+        let fits = match key {
+            "source_line" | "source_end_line" | "source_column" | "source_end_column"
+            | "stack_frame_id" => matches!(value, Some(Kind::Int(Some(_)))),
+            "profile_type" => value == Some(Kind::Open('{')),
+            _ => value == Some(Kind::Str),
+        };
+        if !fits {
+            return Err(format!("metadata {key} has a value of the wrong kind"));
+        }
+        at = match value {
+            Some(Kind::Open(_)) => closing(inner, at).ok_or("metadata is not closed")? + 1,
+            _ => at + 1,
+        };
+        if inner.get(at).map(|p| p.kind) == Some(Kind::Comma) {
+            at += 1;
         }
     }
     Ok(())
@@ -356,7 +410,38 @@ mod tests {
             ("{unknown devices=[2]0,1}", false),
             ("{unreduced device=1}", false),
             ("{maximal devices=[2]0,1}", false),
+            ("{maximal devices=[2]<=[2] device=3}", true),
             ("{maximal device=1 replicated}", false),
+            ("{maximal replicated}", true),
+            ("{maximal device=0 manual}", true),
+            ("{unreduced maximal device=1}", true),
+            ("{maximal device=0 devices=[2]<=[2]}", true),
+            ("{devices=[2]0,1 device=3 maximal}", true),
+            ("{maximal devices=[1]0}", true),
+            ("{maximal device=0 device=1}", true),
+            ("{manual devices=[2]<=[2]}", true),
+            ("{devices=[2,2,2]<=[8] unreduced}", true),
+            ("{devices=[8,1]<=[2,4]T(1,0) replicated}", true),
+            ("{devices=[1]<=[1]}", true),
+            ("{replicated metadata={op_name=\"a\" op_type=\"b\"}}", true),
+            ("{replicated metadata={op_name=\"a\", op_type=\"b\"}}", true),
+            ("{replicated metadata={profile_type={1}}}", true),
+            ("{maximal manual}", false),
+            ("{maximal unknown}", false),
+            ("{replicated devices=[2]0,1}", false),
+            ("{manual devices=[2]0,1}", false),
+            ("{unknown device=1}", false),
+            ("{devices=[2]<=[2] device=3}", false),
+            ("{devices=[2]<=[2] devices=[2]0,1}", false),
+            ("{devices=[2,1]devices=[2]0,1}", false),
+            ("{maximal device=3 metadata={\"x\"}}", false),
+            (
+                "{replicated metadata={{op_name=\"a\"} {op_name=\"b\"}}}",
+                false,
+            ),
+            ("{replicated metadata={source_line=3 T}}", false),
+            ("{replicated metadata={op_name=a}}", false),
+            ("{replicated metadata={source_line=\"3\"}}", false),
             ("{devices=[2]0,1 maximal}", false),
             ("{devices=[2]0,1 manual}", false),
             ("{devices=[2]0,1 device=3}", false),
