@@ -151,6 +151,50 @@ pub fn check(instruction: &Instruction) -> Vec<String> {
                     }
                 }
             }
+            // XLA's flags, read as `true` or `false` and nothing else (not `1`, not `True`).
+            "indices_are_sorted"
+            | "unique_indices"
+            | "is_composite"
+            | "custom_call_has_side_effect"
+            | "constrain_layout"
+            | "use_global_device_ids"
+            | "has_dynamic_root"
+            | "is_host_transfer"
+            | "left_side"
+            | "lower"
+            | "unit_diagonal"
+            | "largest"
+            | "is_stable"
+            | "is_reverse"
+            | "is_associative" => {
+                let value = value();
+                if value != "true" && value != "false" {
+                    errors.push(format!(
+                        "{} expects true or false but sees: {value}",
+                        attribute.name
+                    ));
+                }
+            }
+            // Integers, as XLA's lexer reads them: an optional `-` and decimal digits.
+            "channel_id"
+            | "k"
+            | "num_carries"
+            | "index_vector_dim"
+            | "feature_group_count"
+            | "batch_group_count"
+            | "exponent_bits"
+            | "mantissa_bits"
+            | "iota_dimension"
+            | "index" => {
+                let value = value();
+                let digits = value.strip_prefix('-').unwrap_or(value);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    errors.push(format!(
+                        "{} expects an integer but sees: {value}",
+                        attribute.name
+                    ));
+                }
+            }
             "metadata" => metadata_keys(value(), &mut errors),
             "frontend_attributes" => frontend_attributes(value(), &mut errors),
             _ => {}
@@ -296,6 +340,27 @@ mod tests {
             errors_of(&[("transpose_a", "no_transpose")], "triangular-solve").len(),
             1
         );
+    }
+
+    /// Checked with jaxlib 0.10.2 on sort's `is_stable`, custom-call's
+    /// `custom_call_has_side_effect` and collective-permute's `channel_id`.
+    #[test]
+    fn flags_and_integers_as_xla_reads_them() {
+        for flag in ["true", "false"] {
+            assert!(errors_of(&[("is_stable", flag)], "sort").is_empty());
+        }
+        for bad in ["1", "0", "True", "TRUE", "true7", "\"true\"", "{true}"] {
+            assert_eq!(errors_of(&[("is_stable", bad)], "sort").len(), 1, "{bad}");
+            let side_effect = [("custom_call_has_side_effect", bad)];
+            assert_eq!(errors_of(&side_effect, "custom-call").len(), 1, "{bad}");
+        }
+        for number in ["1", "0", "-1", "01"] {
+            assert!(errors_of(&[("channel_id", number)], "collective-permute").is_empty());
+        }
+        for bad in ["true", "1x", "x3", "+1", "-", "2()"] {
+            let channel = [("channel_id", bad)];
+            assert_eq!(errors_of(&channel, "collective-permute").len(), 1, "{bad}");
+        }
     }
 
     #[test]
