@@ -712,3 +712,33 @@ fn stack_frame_tables_read_as_xla_reads_them() {
         }
     }
 }
+
+/// Found by a differential run against jaxlib: XLA reads one value per attribute and
+/// refuses what follows it, except in the few attributes written as several terms.
+#[test]
+fn an_attribute_takes_one_value() {
+    let module = |attributes: &str| {
+        format!(
+            "HloModule m\n\nENTRY e {{\n  p = f32[8] parameter(0)\n  ROOT c = f32[8] \
+             collective-permute(p), source_target_pairs={{{{0,1}}}}, {attributes}\n}}\n"
+        )
+    };
+    for extra in [
+        "channel_id=1x",
+        "channel_id=1 2",
+        "source_target_pairs={{0,1}}{{1,2}}",
+    ] {
+        let text = module(extra).replace("source_target_pairs={{0,1}}, source", "source");
+        assert_eq!(
+            lowering_errors(&text).len(),
+            1,
+            "{extra}: {:?}",
+            lowering_errors(&text)
+        );
+    }
+    assert!(hlo_layout::parse_module(&module("channel_id=-1")).is_ok());
+    // The attributes XLA writes as several terms.
+    let written = "HloModule m\n\nENTRY e {\n  ROOT c = f32[] custom-call(), \
+                   custom_call_target=\"f\", literal=f32[] 0.1\n}\n";
+    assert!(hlo_layout::parse_module(written).is_ok());
+}

@@ -1192,6 +1192,7 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
         check_unique_attributes(&instruction.attributes, &mut self.closed.errors);
+        check_single_values(&instruction.attributes, &mut self.closed.errors);
         let mut callee_lists = Vec::new();
         for attribute in &instruction.attributes {
             let calls = CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
@@ -1523,6 +1524,28 @@ fn check_unique_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<M
             errors.push(ModuleError::Invalid {
                 message: format!("attribute {} already exists", attribute.name.text),
                 span: attribute.name.span,
+            });
+        }
+    }
+}
+
+/// XLA reads one value per attribute and refuses what follows it (`channel_id=1x`,
+/// `custom_call_target="f"3`); only these attributes are written as several terms:
+/// `replica_groups=[2,4]<=[8]`, `mesh[...] {'x'}`, `device_ids=(...) {'x'}` after a mesh,
+/// `literal=f32[] 1` and `outfeed_shape=f32[4]{0}`.
+fn check_single_values(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
+    for attribute in attributes {
+        let several = matches!(
+            attribute.name.text,
+            "replica_groups" | "device_ids" | "literal" | "outfeed_shape"
+        );
+        if let (Some(extra), false) = (attribute.value.get(1), several) {
+            errors.push(ModuleError::Invalid {
+                message: format!(
+                    "`{}` takes one value; XLA refuses what follows it",
+                    attribute.name.text
+                ),
+                span: extra.span(),
             });
         }
     }
