@@ -120,10 +120,11 @@ fn single(text: &str, pieces: &[Piece<'_>]) -> Result<(), String> {
                         return Err("the iota's reshape dims `<=[...]` are empty".into());
                     }
                     if kind(at) == Some(Kind::Word("T")) {
-                        let (perm, next) = int_list(pieces, at + 1, '(', ')')
+                        let (_, next) = int_list(pieces, at + 1, '(', ')')
                             .ok_or("expected '(' after `T` in the iota")?;
+                        // The pieces between `T(` and `)`.
+                        transpose(&pieces[at + 2..next - 1], rank)?;
                         at = next;
-                        transpose(pieces, next, perm, rank)?;
                     }
                     read.iota = true;
                 } else {
@@ -304,29 +305,28 @@ fn int_list(pieces: &[Piece<'_>], at: usize, open: char, close: char) -> Option<
 
 /// XLA takes `T(...)` only on an iota of two or more reshape dims, one index per dim, each
 /// below the rank (repeats are read).
-fn transpose(pieces: &[Piece<'_>], end: usize, length: usize, rank: usize) -> Result<(), String> {
-    if rank < 2 || length != rank {
+fn transpose(items: &[Piece<'_>], rank: usize) -> Result<(), String> {
+    let indices: Vec<Option<i64>> = items
+        .iter()
+        .filter_map(|p| match p.kind {
+            Kind::Int(value) => Some(value),
+            _ => None,
+        })
+        .collect();
+    if rank < 2 || indices.len() != rank {
         return Err(format!(
             "the iota's transpose T(...) needs one index per reshape dim ({rank}), and two or \
              more dims"
         ));
     }
-    // The indices are the integers just before `end` (the piece after the `)`).
-    let indices = pieces[..end - 1]
+    if !indices
         .iter()
-        .rev()
-        .take(2 * length - 1)
-        .filter_map(|p| match p.kind {
-            Kind::Int(value) => Some(value),
-            _ => None,
-        });
-    for value in indices {
-        if !value.is_some_and(|v| (0..rank as i64).contains(&v)) {
-            return Err(format!(
-                "the iota's transpose T(...) takes indices 0 to {}",
-                rank - 1
-            ));
-        }
+        .all(|value| value.is_some_and(|v| (0..rank as i64).contains(&v)))
+    {
+        return Err(format!(
+            "the iota's transpose T(...) takes indices 0 to {}",
+            rank - 1
+        ));
     }
     Ok(())
 }
