@@ -5,7 +5,7 @@ mod cli;
 // Parsing and lowering allocate many small short-lived objects; mimalloc serves them much
 // faster than the system allocator (measured by `cargo bench --bench parse`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: cli::allocator::Allocator = cli::allocator::Allocator;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -1,8 +1,11 @@
 //! What the benchmarks share.
 
 // The same allocator as the `hlo-layout` binary, so the figures are what users get.
+#[path = "../../src/cli/allocator.rs"]
+mod allocator;
+
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 /// How many times each measurement is taken (the best is kept): `HLO_BENCH_REPEATS`, else
 /// `default`.

@@ -11,6 +11,7 @@
 //! - exit codes: 0 success; 1 invalid input, verification failure or a non-empty diff;
 //!   2 usage error (clap's own code; with `--format json`, a JSON document saying so).
 
+pub mod allocator;
 mod assign;
 mod check;
 mod diff;
