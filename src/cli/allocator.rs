@@ -55,13 +55,12 @@ unsafe impl GlobalAlloc for Allocator {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// Sizes across the small, medium and large size classes, with every alignment Rust types
     /// ask for: each block is aligned and writable, zeroed when asked, and keeps its contents
     /// when it grows or shrinks.
     #[test]
     fn blocks_are_aligned_and_keep_their_contents() {
+        use super::{Allocator, GlobalAlloc, Layout};
         let sizes = (1..=512)
             .chain((520..=8192).step_by(72))
             .chain([65_536, 1 << 20]);
