@@ -167,7 +167,7 @@ pub fn shape_json(shape: &Shape) -> ShapeJson {
                     .collect(),
             );
             json.layout = Some(array.layout.as_ref().map(|l| l.to_string()));
-            json.minor_to_major = Some(array.layout_or_default().minor_to_major);
+            json.minor_to_major = Some(array.layout_or_default().minor_to_major.clone());
         }
     }
     json

@@ -42,6 +42,10 @@ pub mod report;
 
 pub use report::{AssignReport, PaddingOffender};
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
 use crate::ir::bitcast::{is_bitcast, Correspondence};
 use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module};
 use crate::ir::opcode::Opcode;
@@ -100,6 +104,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
         names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
+        shapes: FxHashSet::default(),
     };
     check_bitcasts(module)?;
     materialize_tuple_paths(module);
@@ -173,6 +178,9 @@ struct Assigner<'t> {
     names: std::collections::HashMap<String, ComputationId>,
     state: Vec<State>,
     report: AssignReport,
+    /// One allocation per distinct assigned shape, shared by every instruction that has it:
+    /// a module has a few hundred distinct shapes for tens of thousands of instructions.
+    shapes: FxHashSet<Arc<Shape>>,
 }
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
@@ -271,27 +279,33 @@ fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) ->
     layout.minor_to_major = minor_to_major;
     layout.tiles.clear();
     layout.element_size_in_bits = 0;
-    target.assign_tiles(&ArrayShape {
+    target.tile(ArrayShape {
+        element_type: array.element_type,
+        dims: array.dims.clone(),
         layout: Some(layout),
-        ..array.clone()
     })
 }
 
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
 /// same-rank operands share, taken from the first operand of the outputs' rank.
-fn layout_leader(result: &Shape, operands: &[Shape]) -> Option<(usize, Vec<i64>)> {
+fn layout_leader(result: &Shape, operands: &[Arc<Shape>]) -> Option<(usize, Vec<i64>)> {
     let result_rank = result.leaves().next().map(|leaf| leaf.rank())?;
     operands
         .iter()
-        .filter_map(Shape::as_array)
+        .filter_map(|operand| operand.as_array())
         .find(|operand| operand.rank() == result_rank)
-        .map(|leader| (result_rank, leader.layout_or_default().minor_to_major))
+        .map(|leader| {
+            (
+                result_rank,
+                leader.layout_or_default().minor_to_major.clone(),
+            )
+        })
 }
 
 fn minor_to_major(shape: &Shape) -> Option<Vec<i64>> {
     shape
         .as_array()
-        .map(|array| array.layout_or_default().minor_to_major)
+        .map(|array| array.layout_or_default().minor_to_major.clone())
 }
 
 impl Assigner<'_> {
@@ -391,12 +405,31 @@ impl Assigner<'_> {
             .map(|root| computation.instruction(root).shape.as_ref().clone())
     }
 
-    fn operand_shapes(module: &Module, computation: ComputationId, instr: InstrId) -> Vec<Shape> {
+    /// The operands' shapes, shared with the operands (a reference count each, no copy).
+    fn operand_shapes(
+        module: &Module,
+        computation: ComputationId,
+        instr: InstrId,
+    ) -> Vec<Arc<Shape>> {
         let c = module.computation(computation);
         c.operands(instr)
             .into_iter()
-            .map(|o| c.instruction(o).shape.as_ref().clone())
+            .map(|o| Arc::clone(&c.instruction(o).shape))
             .collect()
+    }
+
+    /// `shape` as an instruction's shape: `current` itself when they are equal, else the one
+    /// allocation of that shape this assignment has made.
+    fn share(&mut self, shape: Shape, current: &Arc<Shape>) -> Arc<Shape> {
+        if **current == shape {
+            return Arc::clone(current);
+        }
+        if let Some(shared) = self.shapes.get(&shape) {
+            return Arc::clone(shared);
+        }
+        let shared = Arc::new(shape);
+        self.shapes.insert(Arc::clone(&shared));
+        shared
     }
 
     /// Asks for a callee to be assigned for the given operand shapes, or converts the
@@ -413,7 +446,7 @@ impl Assigner<'_> {
         let wanted = || {
             operands
                 .get(operand_slots.clone())
-                .map(<[Shape]>::to_vec)
+                .map(|shapes| shapes.iter().map(|shape| Shape::clone(shape)).collect())
                 .unwrap_or_default()
         };
         if let Some(needed) = self.needs(module, callee, wanted)? {
@@ -442,23 +475,23 @@ impl Assigner<'_> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
-            (i.opcode.clone(), i.shape.as_ref().clone(), i.called.clone())
+            (i.opcode.clone(), Arc::clone(&i.shape), i.called.clone())
         };
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
             Opcode::Parameter => return Ok(None),
-            Opcode::Tuple => Shape::Tuple(operands.clone()),
+            Opcode::Tuple => Shape::Tuple(operands.iter().map(|o| Shape::clone(o)).collect()),
             Opcode::GetTupleElement => {
                 let index = module
                     .computation(comp)
                     .instruction(instr)
                     .int_attribute("index");
-                match (operands.first(), index) {
+                match (operands.first().map(|o| &**o), index) {
                     (Some(Shape::Tuple(elements)), Some(index)) => usize::try_from(index)
                         .ok()
                         .and_then(|i| elements.get(i).cloned())
-                        .unwrap_or(shape.clone()),
-                    _ => shape.clone(),
+                        .unwrap_or_else(|| Shape::clone(&shape)),
+                    _ => Shape::clone(&shape),
                 }
             }
             Opcode::Call | Opcode::Fusion | Opcode::AsyncStart if called.len() == 1 => {
@@ -468,11 +501,13 @@ impl Assigner<'_> {
                 }
                 match opcode {
                     Opcode::AsyncStart => complete_tiles(&shape, target),
-                    _ => Self::root_shape(module, called[0]).unwrap_or(shape.clone()),
+                    _ => {
+                        Self::root_shape(module, called[0]).unwrap_or_else(|| Shape::clone(&shape))
+                    }
                 }
             }
             Opcode::While if called.len() == 2 => {
-                let init = operands.first().cloned().unwrap_or(shape.clone());
+                let init = Shape::clone(operands.first().unwrap_or(&shape));
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
                 if let Some(needed) = self.needs(module, body, || vec![init.clone()])? {
@@ -498,7 +533,7 @@ impl Assigner<'_> {
                         Some(first) => self.force_root(module, branch, first),
                     }
                 }
-                result.unwrap_or(shape.clone())
+                result.unwrap_or_else(|| Shape::clone(&shape))
             }
             Opcode::Transpose => {
                 let permutation = module
@@ -507,7 +542,7 @@ impl Assigner<'_> {
                     .int_list_attribute("dimensions");
                 match (
                     shape.as_array(),
-                    operands.first().and_then(minor_to_major),
+                    operands.first().and_then(|o| minor_to_major(o)),
                     permutation,
                 ) {
                     (Some(array), Some(operand_m2m), Some(permutation)) => {
@@ -540,7 +575,8 @@ impl Assigner<'_> {
             Opcode::CustomCall => complete_tiles(&shape, target),
             _ => self.free_result(&shape),
         };
-        module.computation_mut(comp).instruction_mut(instr).shape = new_shape.clone().into();
+        let new_shape = self.share(new_shape, &shape);
+        module.computation_mut(comp).instruction_mut(instr).shape = Arc::clone(&new_shape);
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
@@ -579,7 +615,7 @@ impl Assigner<'_> {
         if matches!(opcode, Opcode::Reshape | Opcode::Transpose) {
             let computation = module.computation_mut(comp);
             if let (Some(from), Some(to)) = (
-                operands.first().and_then(Shape::as_array),
+                operands.first().and_then(|o| o.as_array()),
                 new_shape.as_array(),
             ) {
                 let how = match opcode {
@@ -667,11 +703,11 @@ impl Assigner<'_> {
         shape: &Shape,
         before: InstrId,
     ) -> InstrId {
-        let current = computation.instruction(value).shape.as_ref().clone();
-        if &current == shape {
+        let current = Arc::clone(&computation.instruction(value).shape);
+        if *current == *shape {
             return value;
         }
-        match (&current, shape) {
+        match (&*current, shape) {
             (Shape::Array(from), Shape::Array(to)) => {
                 let bitcast = is_bitcast(from, to, Correspondence::Reshape).unwrap_or(false);
                 let (opcode, base) = if bitcast {

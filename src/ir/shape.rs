@@ -1,6 +1,7 @@
 //! Shapes: arrays (static, bounded-dynamic `<=N` and unbounded `?` dims), tuples, token and
 //! opaque, printed exactly as XLA prints them.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::layout::{write_joined, Layout};
@@ -118,11 +119,13 @@ impl ArrayShape {
             .try_fold(1i64, |acc, d| acc.checked_mul(d.extent()?))
     }
 
-    /// The layout as written, or XLA's descending default when the text gave none.
-    pub fn layout_or_default(&self) -> Layout {
-        self.layout
-            .clone()
-            .unwrap_or_else(|| Layout::descending(self.rank()))
+    /// The layout as written, or XLA's descending default when the text gave none. Borrowed
+    /// when written: passes ask for it once per operand, and a layout owns several vectors.
+    pub fn layout_or_default(&self) -> Cow<'_, Layout> {
+        match &self.layout {
+            Some(layout) => Cow::Borrowed(layout),
+            None => Cow::Owned(Layout::descending(self.rank())),
+        }
     }
 
     /// Position of logical `dim` in physical order counted from the minor end (0 = minor-most).

@@ -141,7 +141,7 @@ impl PhysicalLayout {
                 ty: shape.element_type,
             });
         }
-        let layout = shape.layout_or_default();
+        let layout = shape.layout_or_default().into_owned();
         let rank = shape.rank();
         if let Some(first) = layout.check_for_rank(rank).into_iter().next() {
             return Err(first.into());
