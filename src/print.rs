@@ -1078,7 +1078,9 @@ mod tests {
 /// Prints a module from the IR. An unchanged module prints exactly as [`print_module`]
 /// prints the text it was lowered from.
 pub fn print_ir_module(module: &ir::Module) -> String {
-    let mut out = String::with_capacity(64 * module.instruction_count() + 256);
+    // Lines run to about 100-200 bytes in real dumps. Room that is never written costs no
+    // memory (its pages are never touched), while growing would copy everything printed.
+    let mut out = String::with_capacity(256 * module.instruction_count() + 256);
     if module.has_header {
         out.push_str("HloModule ");
         out.push_str(&module.name);
@@ -1095,11 +1097,12 @@ pub fn print_ir_module(module: &ir::Module) -> String {
         .iter()
         .any(|c| c.in_place)
         .then(|| IrPrinter::new(module));
+    let mut shapes = ShapeTexts::default();
     for (index, computation) in module.computations.iter().enumerate() {
         if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
             continue;
         }
-        print_ir_computation(&mut out, computation, printer.as_ref());
+        print_ir_computation(&mut out, computation, printer.as_ref(), &mut shapes);
         out.push_str("\n\n");
     }
     out
@@ -1326,10 +1329,37 @@ fn push_array_shape(out: &mut String, array: &ir::ArrayShape, layouts: bool) {
     out.push('}');
 }
 
+/// The text of each instruction shape printed so far, by the shape's address: instructions
+/// share their shape's allocation with every instruction of the same shape (lowering and
+/// layout assignment both see to it), so most shapes are printed once and then copied.
+/// Addresses are stable because the module is borrowed for the whole print.
+#[derive(Default)]
+struct ShapeTexts {
+    texts: String,
+    ranges: rustc_hash::FxHashMap<*const ir::Shape, std::ops::Range<usize>>,
+}
+
+impl ShapeTexts {
+    /// Appends `shape`, with its layouts, to `out`.
+    fn push(&mut self, out: &mut String, shape: &std::sync::Arc<ir::Shape>) {
+        let key = std::sync::Arc::as_ptr(shape);
+        if let Some(range) = self.ranges.get(&key) {
+            out.push_str(&self.texts[range.clone()]);
+            return;
+        }
+        let start = out.len();
+        push_shape(out, shape, true);
+        let cached = self.texts.len();
+        self.texts.push_str(&out[start..]);
+        self.ranges.insert(key, cached..self.texts.len());
+    }
+}
+
 fn print_ir_computation(
     out: &mut String,
     computation: &ir::Computation,
     printer: Option<&IrPrinter<'_>>,
+    shapes: &mut ShapeTexts,
 ) {
     if computation.entry_written {
         out.push_str("ENTRY ");
@@ -1359,7 +1389,7 @@ fn print_ir_computation(
         }
     }
     out.push_str(" {\n");
-    print_ir_instructions(out, computation, printer, 2);
+    print_ir_instructions(out, computation, printer, shapes, 2);
     out.push('}');
     for attribute in &computation.attributes {
         let _ = write!(out, ", {}={}", attribute.name, attribute.value);
@@ -1371,6 +1401,7 @@ fn print_ir_instructions(
     out: &mut String,
     computation: &ir::Computation,
     printer: Option<&IrPrinter<'_>>,
+    shapes: &mut ShapeTexts,
     indent: usize,
 ) {
     let root = computation.root();
@@ -1379,7 +1410,7 @@ fn print_ir_instructions(
         if Some(id) == root && computation.root_written {
             out.push_str("ROOT ");
         }
-        print_ir_instruction(out, computation, id, printer, indent);
+        print_ir_instruction(out, computation, id, printer, shapes, indent);
         out.push('\n');
     }
 }
@@ -1394,11 +1425,12 @@ fn print_in_place(
     out: &mut String,
     computation: &ir::Computation,
     printer: &IrPrinter<'_>,
+    shapes: &mut ShapeTexts,
     indent: usize,
 ) {
     push_indent(out, indent);
     out.push_str("{\n");
-    print_ir_instructions(out, computation, Some(printer), indent + 2);
+    print_ir_instructions(out, computation, Some(printer), shapes, indent + 2);
     push_indent(out, indent);
     out.push('}');
 }
@@ -1408,6 +1440,7 @@ fn print_ir_instruction(
     computation: &ir::Computation,
     id: ir::InstrId,
     printer: Option<&IrPrinter<'_>>,
+    shapes: &mut ShapeTexts,
     indent: usize,
 ) {
     let instruction = computation.instruction(id);
@@ -1415,7 +1448,7 @@ fn print_ir_instruction(
     push_name(out, &instruction.name, style);
     out.push_str(" = ");
     if instruction.shape_written {
-        push_shape(out, &instruction.shape, true);
+        shapes.push(out, &instruction.shape);
         out.push(' ');
     }
     out.push_str(instruction.opcode.name());
@@ -1441,7 +1474,10 @@ fn print_ir_instruction(
             .find(|(s, _)| *s == i as u32)
             .map_or(&[][..], |(_, path)| &path[..]);
         if style.operand_shapes {
-            if let Some(shape) = operand_instruction.shape.subshape(path) {
+            if path.is_empty() {
+                shapes.push(out, &operand_instruction.shape);
+                out.push(' ');
+            } else if let Some(shape) = operand_instruction.shape.subshape(path) {
                 push_shape(out, shape, true);
                 out.push(' ');
             }
@@ -1466,7 +1502,7 @@ fn print_ir_instruction(
             .filter(|(_, callees)| !callees.is_empty());
         match in_place {
             Some((printer, callees)) => {
-                print_callees(out, printer, &attribute.value, &callees, indent)
+                print_callees(out, printer, shapes, &attribute.value, &callees, indent)
             }
             None => out.push_str(&attribute.value),
         }
@@ -1486,7 +1522,14 @@ fn print_ir_instruction(
 /// One instruction as `print_ir_module` prints its line, without indentation or `ROOT`.
 pub fn print_ir_instruction_line(computation: &ir::Computation, id: ir::InstrId) -> String {
     let mut out = String::new();
-    print_ir_instruction(&mut out, computation, id, None, 0);
+    print_ir_instruction(
+        &mut out,
+        computation,
+        id,
+        None,
+        &mut ShapeTexts::default(),
+        0,
+    );
     out
 }
 
@@ -1496,6 +1539,7 @@ pub fn print_ir_instruction_line(computation: &ir::Computation, id: ir::InstrId)
 fn print_callees(
     out: &mut String,
     printer: &IrPrinter<'_>,
+    shapes: &mut ShapeTexts,
     value: &str,
     callees: &[Option<ir::ComputationId>],
     indent: usize,
@@ -1512,6 +1556,7 @@ fn print_callees(
                 out,
                 &printer.module.computations[id.0 as usize],
                 printer,
+                shapes,
                 indent,
             ),
             None => {
