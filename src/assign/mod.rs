@@ -361,7 +361,9 @@ impl Assigner<'_> {
         let computation = module.computation_mut(id);
         for (number, parameter) in computation.parameters() {
             if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
-                computation.instruction_mut(parameter).shape = shape.clone().into();
+                let current = &computation.instruction(parameter).shape;
+                let shape = self.share(shape.clone(), current);
+                computation.instruction_mut(parameter).shape = shape;
             }
         }
         Ok(Some(Frame {
@@ -418,12 +420,17 @@ impl Assigner<'_> {
             .collect()
     }
 
-    /// `shape` as an instruction's shape: `current` itself when they are equal, else the one
-    /// allocation of that shape this assignment has made.
+    /// `shape` as an instruction's shape: `current` itself when they are equal, else
+    /// [`Assigner::shared`].
     fn share(&mut self, shape: Shape, current: &Arc<Shape>) -> Arc<Shape> {
         if **current == shape {
             return Arc::clone(current);
         }
+        self.shared(shape)
+    }
+
+    /// The one allocation of `shape` this assignment has made.
+    fn shared(&mut self, shape: Shape) -> Arc<Shape> {
         if let Some(shared) = self.shapes.get(&shape) {
             return Arc::clone(shared);
         }
@@ -719,7 +726,7 @@ impl Assigner<'_> {
                     self.report.copy_bytes = self.report.copy_bytes.saturating_add(bytes);
                     (Opcode::Copy, "copy")
                 };
-                let mut instruction = Instruction::new(base, opcode, shape.clone());
+                let mut instruction = Instruction::new(base, opcode, self.shared(shape.clone()));
                 instruction.style = computation.instruction(value).style;
                 instruction.style.operand_shapes =
                     computation.instruction(before).style.operand_shapes;
@@ -732,14 +739,15 @@ impl Assigner<'_> {
                     let mut gte = Instruction::new(
                         "get-tuple-element",
                         Opcode::GetTupleElement,
-                        from[index].clone(),
+                        self.shared(from[index].clone()),
                     );
                     gte.style = style;
                     gte.set_attribute("index", &index.to_string());
                     let gte = computation.insert_before(before, gte, &[value]);
                     elements.push(self.convert(computation, gte, element, before));
                 }
-                let mut tuple = Instruction::new("tuple", Opcode::Tuple, shape.clone());
+                let mut tuple =
+                    Instruction::new("tuple", Opcode::Tuple, self.shared(shape.clone()));
                 tuple.style = style;
                 computation.insert_before(before, tuple, &elements)
             }
