@@ -173,3 +173,58 @@ fn xla_parser_test_modules_verify() {
         assert!(n >= 170, "{n}");
     }
 }
+
+/// `check` reads a module one computation at a time, keeping only the signatures of those
+/// it has checked (`hlo_layout::check`). Over every module of the corpus, valid or not,
+/// that way must agree with parsing the module whole and verifying it whenever it gives a
+/// verdict, and it must give one for every module of the JAX and large dumps (else `check`
+/// would hold whole modules again).
+#[test]
+fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
+    let folders = [
+        ("jax", false),
+        ("large", false),
+        ("xla-tests", true),
+        ("xla-parser-tests", false),
+        ("xla-parser-bad", false),
+    ];
+    let mut disagreements = Vec::new();
+    let (mut verdicts, mut modules) = (0, 0);
+    for (folder, split) in folders {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+            let parts = if split {
+                hlo_layout::syntax::split_modules(&text)
+            } else {
+                vec![0..text.len()]
+            };
+            for range in parts {
+                let whole = hlo_layout::parse_module_range(&text, range.clone())
+                    .is_ok_and(|module| verify(&module, &PLAIN).is_ok());
+                let streamed = hlo_layout::check::check_computation_by_computation(
+                    &text,
+                    range.clone(),
+                    &PLAIN,
+                );
+                modules += 1;
+                match streamed {
+                    Some(verdict) if verdict != whole => disagreements.push(format!(
+                        "{folder}/{name} at {range:?}: whole {whole}, one at a time {verdict}"
+                    )),
+                    Some(_) => verdicts += 1,
+                    None if matches!(folder, "jax" | "large") => disagreements.push(format!(
+                        "{folder}/{name}: checking one computation at a time gave no verdict"
+                    )),
+                    None => {}
+                }
+            }
+        }
+    }
+    println!("{verdicts} of {modules} modules checked one computation at a time");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(verdicts * 10 >= modules * 9, "{verdicts} of {modules}");
+}

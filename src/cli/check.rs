@@ -56,7 +56,6 @@ pub fn run(args: Args) -> Outcome {
 
 /// Parses, lowers and verifies one module: syntax errors first, then meaning.
 fn check_module(text: &str, range: std::ops::Range<usize>) -> Result<(), Vec<hlo_layout::Error>> {
-    let module = hlo_layout::parse_module_range(text, range)?;
-    hlo_layout::verify::verify(&module, &hlo_layout::verify::VerifyOptions::default())
-        .map_err(|errors| errors.into_iter().map(hlo_layout::Error::from).collect())
+    let options = hlo_layout::verify::VerifyOptions::default();
+    hlo_layout::check::check_module_range(text, range, &options)
 }

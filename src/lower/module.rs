@@ -255,6 +255,9 @@ impl LineCounter {
 struct Closed<'s> {
     /// In the order they closed: a computation written in place closes before its caller.
     computations: Vec<Computation>,
+    /// Computations closed and taken away before `computations[0]`
+    /// ([`ModuleLowering::check_last_closed`]); ids count them.
+    taken: u32,
     errors: Vec<ModuleError>,
     /// Called computations, resolved once every computation is known.
     calls: Vec<PendingCall<'s>>,
@@ -266,7 +269,7 @@ struct Closed<'s> {
 impl<'s> Closed<'s> {
     /// Adds a computation whose instructions are all read; returns its id.
     fn close(&mut self, open: OpenComputation<'s>) -> ComputationId {
-        let id = ComputationId(self.computations.len() as u32);
+        let id = ComputationId(self.taken + self.computations.len() as u32);
         self.calls.extend(
             open.calls
                 .into_iter()
@@ -539,6 +542,83 @@ impl<'s> ModuleLowering<'s> {
         }
     }
 
+    /// For a caller that checks each computation as soon as it is read (`crate::check`):
+    /// takes away the computation that closed last, its calls resolved (they must name
+    /// computations above it), and hands it to `check` with its id and a lookup of the
+    /// names of the computations above it. `None`, without calling `check`, when what was
+    /// read so far has an error, wrote a computation in place, or calls a computation not
+    /// above its caller: [`ModuleLowering::finish`] reports those, and the caller must then
+    /// lower the module whole. A lowering
+    /// that gave a computation away ends with [`ModuleLowering::finish_header`].
+    pub(crate) fn check_last_closed<R>(
+        &mut self,
+        check: impl FnOnce(
+            Computation,
+            ComputationId,
+            &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+        ) -> R,
+    ) -> Option<R> {
+        self.trim_memo();
+        let closed = &mut self.closed;
+        if !closed.errors.is_empty() || !closed.in_place.is_empty() {
+            return None;
+        }
+        let mut computation = closed.computations.pop()?;
+        let id = ComputationId(closed.taken + closed.computations.len() as u32);
+        closed.taken += 1;
+        for call in std::mem::take(&mut closed.calls) {
+            let callee = match call.callee {
+                Callee::Named(name, _) => self.computation_ids.get(name.text).map(|&(c, _)| c),
+                Callee::InPlace(_) => None,
+            };
+            match callee {
+                Some(callee) if call.computation == id && callee.0 < id.0 => computation
+                    .instruction_mut(call.instruction)
+                    .called
+                    .push(callee),
+                _ => return None,
+            }
+        }
+        let names = &self.computation_ids;
+        let find = |name: &str| {
+            names
+                .get(name)
+                .map(|&(callee, _)| callee)
+                .filter(|callee| callee.0 < id.0)
+        };
+        Some(check(computation, id, &find))
+    }
+
+    /// Empties the memo of shapes and attribute texts once it holds more than a thousand or
+    /// so, for a caller that keeps memory bounded by the text rather than by the module:
+    /// the memo only saves time and shares allocations, so emptying it changes no result.
+    pub(crate) fn trim_memo(&mut self) {
+        const MEMO_ENTRIES: usize = 1024;
+        if self.memo.printed.len() + self.memo.shapes.len() > MEMO_ENTRIES {
+            self.memo.printed = FxHashMap::default();
+            self.memo.shapes = FxHashMap::default();
+        }
+    }
+
+    /// Ends a lowering whose computations [`ModuleLowering::check_last_closed`] took away:
+    /// the header attributes as canonical text and the entry's id, or `None` when the
+    /// module has an error (which [`ModuleLowering::finish`] would report).
+    pub(crate) fn finish_header(
+        self,
+        module: &ast::Module<'s>,
+    ) -> Option<(Vec<TextAttribute>, ComputationId)> {
+        let closed = self.closed;
+        let count = closed.taken + closed.computations.len() as u32;
+        if !closed.errors.is_empty() || !closed.calls.is_empty() || !closed.in_place.is_empty() {
+            return None;
+        }
+        let last = count.checked_sub(1)?;
+        let entry = self.entry.map_or(ComputationId(last), |(id, _)| id);
+        let mut errors = Vec::new();
+        let (attributes, _) = header_and_tables(module, &mut errors);
+        errors.is_empty().then_some((attributes, entry))
+    }
+
     /// Takes over the computations `later` lowered from the text after this one's (the
     /// second half of a module parsed on two threads), as if this lowering had read them:
     /// their ids follow this one's, and a name or an `ENTRY` given in both halves is an
@@ -605,11 +685,13 @@ impl<'s> ModuleLowering<'s> {
     /// The module, once the parser has handed over every computation; `module` gives the
     /// header and tables.
     pub fn finish(self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
+        // Nothing was taken away (see `check_last_closed`): ids index `computations`.
         let Closed {
             mut computations,
             mut errors,
             calls,
             in_place,
+            taken: _,
         } = self.closed;
         let Some(last) = computations.len().checked_sub(1) else {
             return Err(vec![ModuleError::Empty {
@@ -681,21 +763,7 @@ impl<'s> ModuleLowering<'s> {
                 entry_computation.instruction(id).style
             });
 
-        let mut attributes = Vec::new();
-        if let Some(header) = &module.header {
-            check_unique_attributes(&header.attributes, &mut errors);
-            for attribute in &header.attributes {
-                match print::attribute_value_text(attribute, 0) {
-                    Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
-                    Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
-                }
-            }
-        }
-        errors.extend(super::tables::check(&module.tables));
-        let tables = print::tables_text(&module.tables).unwrap_or_else(|e| {
-            errors.extend(e.into_iter().map(ModuleError::from));
-            String::new()
-        });
+        let (attributes, tables) = header_and_tables(module, &mut errors);
 
         let name = module.header.as_ref().map_or_else(
             || format!("module_{}", computations[entry.0 as usize].name),
@@ -717,6 +785,30 @@ impl<'s> ModuleLowering<'s> {
             Err(errors)
         }
     }
+}
+
+/// The header's attributes as canonical text and the tables' text; their errors go to
+/// `errors`.
+fn header_and_tables(
+    module: &ast::Module<'_>,
+    errors: &mut Vec<ModuleError>,
+) -> (Vec<TextAttribute>, String) {
+    let mut attributes = Vec::new();
+    if let Some(header) = &module.header {
+        check_unique_attributes(&header.attributes, errors);
+        for attribute in &header.attributes {
+            match print::attribute_value_text(attribute, 0) {
+                Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
+                Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
+            }
+        }
+    }
+    errors.extend(super::tables::check(&module.tables));
+    let tables = print::tables_text(&module.tables).unwrap_or_else(|e| {
+        errors.extend(e.into_iter().map(ModuleError::from));
+        String::new()
+    });
+    (attributes, tables)
 }
 
 /// Words XLA's lexer reads as keywords: written bare, they cannot name anything.
@@ -1194,6 +1286,10 @@ impl<'s> ComputationLowering<'_, 's> {
         check_unique_attributes(&instruction.attributes, &mut self.closed.errors);
         check_single_values(&instruction.attributes, &mut self.closed.errors);
         let mut callee_lists = Vec::new();
+        // Exactly: grown one at a time, the vector would keep room for four.
+        lowered
+            .attributes
+            .reserve_exact(instruction.attributes.len());
         for attribute in &instruction.attributes {
             let calls = CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
                 && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);

@@ -37,11 +37,7 @@ fn wrapped_op(module: &Indexed<'_>, instruction: &Instruction) -> Option<Opcode>
         return Some(op);
     }
     let callee = module.called_computation(instruction, calls(instruction)?)?;
-    let callee = module.computation(callee);
-    callee
-        .root()
-        .and_then(|r| callee.get(r))
-        .map(|r| r.opcode.clone())
+    module.callee(callee).root.map(|(opcode, _)| opcode.clone())
 }
 
 fn calls(instruction: &Instruction) -> Option<&str> {
@@ -111,14 +107,13 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
             if let Some(callee) =
                 calls(instruction).and_then(|c| module.called_computation(instruction, c))
             {
-                let callee = module.computation(callee);
-                let root = callee.root().and_then(|r| callee.get(r));
-                if let (Some(root), Some(output)) = (root, elements.get(1)) {
-                    if !compatible(&root.shape, output) {
+                let callee = module.callee(callee);
+                if let (Some((_, root)), Some(output)) = (callee.root, elements.get(1)) {
+                    if !compatible(root, output) {
                         errors.push(format!(
                             "the output {} of async-start differs from the root {} of `{}`",
                             strip_layouts(output),
-                            strip_layouts(&root.shape),
+                            strip_layouts(root),
                             callee.name
                         ));
                     }
@@ -206,17 +201,28 @@ fn part_of(instruction: &Instruction) -> Option<AsyncPart> {
     part(instruction).map(|(p, _)| p)
 }
 
+/// The `async-start` instructions of `computation` that name the computation they call.
+fn async_starts(computation: &Computation) -> impl Iterator<Item = (InstrId, &str)> {
+    computation.order().iter().filter_map(|&id| {
+        let instruction = computation.instruction(id);
+        (instruction.opcode == Opcode::AsyncStart)
+            .then(|| calls(instruction))
+            .flatten()
+            .map(|name| (id, name))
+    })
+}
+
+/// The names the `async-start` instructions of `computation` call, in print order.
+pub fn async_start_callees(computation: &Computation) -> impl Iterator<Item = &str> {
+    async_starts(computation).map(|(_, name)| name)
+}
+
 /// A wrapped computation is called by one `async-start` only.
 pub fn shared_computations(module: &Module, errors: &mut Vec<VerifyError>) {
     let mut callers: BTreeMap<&str, Vec<(&Computation, InstrId)>> = BTreeMap::new();
     for computation in &module.computations {
-        for &id in computation.order() {
-            let instruction = computation.instruction(id);
-            if instruction.opcode == Opcode::AsyncStart {
-                if let Some(name) = calls(instruction) {
-                    callers.entry(name).or_default().push((computation, id));
-                }
-            }
+        for (id, name) in async_starts(computation) {
+            callers.entry(name).or_default().push((computation, id));
         }
     }
     for (name, users) in callers {

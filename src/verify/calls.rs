@@ -7,24 +7,8 @@ use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 
-use std::sync::Arc;
-
 use super::shapes::{compatible, strip_layouts};
-use super::Indexed;
-
-/// The parameter shapes of a computation by number, and its root shape.
-fn signature(computation: &Computation) -> (Vec<Arc<Shape>>, Option<Arc<Shape>>) {
-    let parameters = computation
-        .parameters()
-        .into_iter()
-        .map(|(_, id)| computation.instruction(id).shape.clone())
-        .collect();
-    let root = computation
-        .root()
-        .and_then(|root| computation.get(root))
-        .map(|root| root.shape.clone());
-    (parameters, root)
-}
+use super::{Callee, Indexed};
 
 fn pred_scalar() -> Shape {
     Shape::Array(crate::ir::ArrayShape::new(PrimitiveType::Pred, &[]))
@@ -49,9 +33,9 @@ pub fn check(
             };
             match called(attribute) {
                 Some(callee) => {
-                    let callee = module.computation(callee);
-                    arguments(callee, operands, &mut errors);
-                    result(callee, &instruction.shape, &mut errors);
+                    let callee = module.callee(callee);
+                    arguments(&callee, operands, &mut errors);
+                    result(&callee, &instruction.shape, &mut errors);
                 }
                 None => errors.push(format!(
                     "`{}` requires the attribute `{attribute}`",
@@ -64,13 +48,13 @@ pub fn check(
                 errors.push("`while` requires the attributes `condition` and `body`".into());
                 return errors;
             };
-            let condition = module.computation(condition);
-            let body = module.computation(body);
-            arguments(condition, operands, &mut errors);
-            arguments(body, operands, &mut errors);
-            result(condition, &pred_scalar(), &mut errors);
+            let condition = module.callee(condition);
+            let body = module.callee(body);
+            arguments(&condition, operands, &mut errors);
+            arguments(&body, operands, &mut errors);
+            result(&condition, &pred_scalar(), &mut errors);
             if let Some(operand) = operands.first() {
-                result(body, operand, &mut errors);
+                result(&body, operand, &mut errors);
                 if !compatible(operand, &instruction.shape) {
                     errors.push(format!(
                         "the result {} of `while` differs from its operand {}",
@@ -112,8 +96,8 @@ fn called_list(
         .collect()
 }
 
-fn arguments(callee: &Computation, operands: &[&Shape], errors: &mut Vec<String>) {
-    let (parameters, _) = signature(callee);
+fn arguments(callee: &Callee<'_>, operands: &[&Shape], errors: &mut Vec<String>) {
+    let parameters = &callee.parameters;
     if parameters.len() != operands.len() {
         errors.push(format!(
             "computation `{}` takes {} parameters but is given {} operands",
@@ -123,7 +107,7 @@ fn arguments(callee: &Computation, operands: &[&Shape], errors: &mut Vec<String>
         ));
         return;
     }
-    for (i, (parameter, operand)) in parameters.iter().zip(operands).enumerate() {
+    for (i, ((_, parameter), operand)) in parameters.iter().zip(operands).enumerate() {
         if !compatible(parameter, operand) {
             errors.push(format!(
                 "operand {i} has shape {} but parameter {i} of computation `{}` has shape {}",
@@ -135,14 +119,13 @@ fn arguments(callee: &Computation, operands: &[&Shape], errors: &mut Vec<String>
     }
 }
 
-fn result(callee: &Computation, expected: &Shape, errors: &mut Vec<String>) {
-    let (_, root) = signature(callee);
-    if let Some(root) = root {
-        if !compatible(&root, expected) {
+fn result(callee: &Callee<'_>, expected: &Shape, errors: &mut Vec<String>) {
+    if let Some((_, root)) = callee.root {
+        if !compatible(root, expected) {
             errors.push(format!(
                 "the root of computation `{}` has shape {} but {} is expected",
                 callee.name,
-                strip_layouts(&root),
+                strip_layouts(root),
                 strip_layouts(expected)
             ));
         }
@@ -221,9 +204,9 @@ fn conditional(
         return;
     }
     for (branch, operand) in branches.iter().zip(branch_operands) {
-        let callee = module.computation(*branch);
-        arguments(callee, std::slice::from_ref(operand), errors);
-        result(callee, &instruction.shape, errors);
+        let callee = module.callee(*branch);
+        arguments(&callee, std::slice::from_ref(operand), errors);
+        result(&callee, &instruction.shape, errors);
     }
 }
 
@@ -258,8 +241,8 @@ fn reducer_arity(
         ));
         return;
     };
-    let callee = module.computation(callee);
-    let found = callee.parameters().len();
+    let callee = module.callee(callee);
+    let found = callee.parameters.len();
     if found != expected {
         errors.push(format!(
             "the `to_apply` computation `{}` of `{}` must take {expected} parameters, it takes {found}",
@@ -267,6 +250,6 @@ fn reducer_arity(
         ));
     }
     if instruction.opcode == Opcode::Sort {
-        result(callee, &pred_scalar(), errors);
+        result(&callee, &pred_scalar(), errors);
     }
 }

@@ -1,7 +1,7 @@
 //! Module header attributes whose values have a grammar of their own:
 //! `input_output_alias={ {0}: (0, {1}, may-alias), ... }` and `buffer_donor={ (0, {1}), ... }`.
 
-use crate::ir::module::Module;
+use super::Callee;
 use crate::ir::shape::Shape;
 
 use super::shapes::{compatible, strip_layouts};
@@ -20,8 +20,8 @@ pub(crate) fn entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {
 
 /// `entry_computation_layout` agrees with the entry computation, as XLA's verifier demands
 /// (`VerifyEntryComputationLayout`): layout assignment takes the entry's layouts from it.
-pub fn entry_computation_layout(module: &Module) -> Vec<String> {
-    let Some(text) = module.attribute("entry_computation_layout") else {
+pub fn entry_computation_layout(layout: Option<&str>, entry: &Callee<'_>) -> Vec<String> {
+    let Some(text) = layout else {
         return Vec::new();
     };
     let Some((parameters, result)) = entry_layout(text) else {
@@ -29,8 +29,7 @@ pub fn entry_computation_layout(module: &Module) -> Vec<String> {
             "entry_computation_layout: cannot read `{text}` as `{{(parameter shapes)->result shape}}`"
         )];
     };
-    let entry = module.entry();
-    let own = entry.parameters();
+    let own = &entry.parameters;
     if own.len() != parameters.len() {
         return vec![format!(
             "Entry computation has {} parameters, but module's entry computation layout has {}",
@@ -39,8 +38,7 @@ pub fn entry_computation_layout(module: &Module) -> Vec<String> {
         )];
     }
     let mut errors = Vec::new();
-    for ((number, id), given) in own.iter().zip(&parameters) {
-        let shape = &entry.instruction(*id).shape;
+    for ((number, shape), given) in own.iter().zip(&parameters) {
         if !compatible(shape, given) {
             errors.push(format!(
                 "Shape of the entry computation parameter {number} is {} should be compatible \
@@ -50,12 +48,12 @@ pub fn entry_computation_layout(module: &Module) -> Vec<String> {
             ));
         }
     }
-    if let Some(root) = entry.root().and_then(|r| entry.get(r)) {
-        if !compatible(&root.shape, &result) {
+    if let Some((_, root)) = entry.root {
+        if !compatible(root, &result) {
             errors.push(format!(
                 "Shape of the root instruction of entry computation ({}) should be compatible \
                  to one specified in module's entry computation layout ({})",
-                strip_layouts(&root.shape),
+                strip_layouts(root),
                 strip_layouts(&result)
             ));
         }

@@ -31,8 +31,12 @@ mod sharding;
 
 use std::collections::HashMap;
 
-use crate::ir::module::{Computation, ComputationId, InstrId, Module};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module, TextAttribute};
 use crate::ir::opcode::Opcode;
+use crate::ir::shape::Shape;
 use crate::syntax::ast::Span;
 
 /// What to check beyond the structure.
@@ -189,11 +193,24 @@ fn in_two_shares(
     })
 }
 
-/// A module with its computations indexed by name, built once per run: the checks look a
-/// callee up by name at every call, and a module may hold 100,000 computations.
+/// What the checks read of the computations a module's instructions call, looked up by name
+/// and id: the module itself, or the signatures of the computations above the one being
+/// checked when a caller checks them one at a time as they are read.
 pub(crate) struct Indexed<'m> {
-    module: &'m Module,
-    names: HashMap<&'m str, ComputationId>,
+    callees: Callees<'m>,
+}
+
+enum Callees<'m> {
+    /// Names are indexed once per run: the checks look a callee up by name at every call,
+    /// and a module may hold 100,000 computations.
+    Module {
+        module: &'m Module,
+        names: HashMap<&'m str, ComputationId>,
+    },
+    Signatures {
+        signatures: &'m [Signature],
+        find: &'m (dyn Fn(&str) -> Option<ComputationId> + Sync),
+    },
 }
 
 impl<'m> Indexed<'m> {
@@ -203,21 +220,174 @@ impl<'m> Indexed<'m> {
             // The first of a duplicated name, as `Module::find_computation` finds.
             names.entry(computation.name.as_str()).or_insert(id);
         }
-        Indexed { module, names }
+        Indexed {
+            callees: Callees::Module { module, names },
+        }
     }
 
     /// `Module::find_computation` in O(1).
     pub(crate) fn find_computation(&self, name: &str) -> Option<ComputationId> {
-        self.names.get(name).copied()
+        match &self.callees {
+            Callees::Module { names, .. } => names.get(name).copied(),
+            Callees::Signatures { find, .. } => find(name),
+        }
+    }
+
+    /// `Module::called_computation`, with names looked up in O(1).
+    pub(crate) fn called_computation(
+        &self,
+        instruction: &Instruction,
+        name: &str,
+    ) -> Option<ComputationId> {
+        let name = name.trim().trim_start_matches('%');
+        let named = |id: &ComputationId| match &self.callees {
+            Callees::Module { module, .. } => module
+                .computations
+                .get(id.0 as usize)
+                .is_some_and(|c| c.name == name),
+            Callees::Signatures { signatures, .. } => signatures
+                .get(id.0 as usize)
+                .is_some_and(|s| &*s.name == name),
+        };
+        (instruction.called.iter().find(|id| named(id)).copied())
+            .or_else(|| self.find_computation(name))
+    }
+
+    /// The computation `id` as a caller's checks read it.
+    pub(crate) fn callee(&self, id: ComputationId) -> Callee<'_> {
+        match &self.callees {
+            Callees::Module { module, .. } => Callee::of(module.computation(id)),
+            Callees::Signatures { signatures, .. } => Callee::from(&signatures[id.0 as usize]),
+        }
     }
 }
 
-impl std::ops::Deref for Indexed<'_> {
-    type Target = Module;
+/// A called computation as its callers' checks read it: its name, its parameter shapes by
+/// number and its root.
+pub(crate) struct Callee<'a> {
+    pub name: &'a str,
+    pub parameters: Cow<'a, [(i64, Arc<Shape>)]>,
+    pub root: Option<(&'a Opcode, &'a Arc<Shape>)>,
+}
 
-    fn deref(&self) -> &Module {
-        self.module
+impl<'a> Callee<'a> {
+    fn of(computation: &'a Computation) -> Callee<'a> {
+        let parameters = computation
+            .parameters()
+            .into_iter()
+            .map(|(number, id)| (number, Arc::clone(&computation.instruction(id).shape)))
+            .collect();
+        let root = computation
+            .root()
+            .and_then(|root| computation.get(root))
+            .map(|root| (&root.opcode, &root.shape));
+        Callee {
+            name: &computation.name,
+            parameters: Cow::Owned(parameters),
+            root,
+        }
     }
+
+    pub(crate) fn from(signature: &'a Signature) -> Callee<'a> {
+        Callee {
+            name: &signature.name,
+            parameters: Cow::Borrowed(&signature.parameters),
+            root: signature
+                .root
+                .as_ref()
+                .map(|(opcode, shape)| (opcode, shape)),
+        }
+    }
+}
+
+/// All that the checks of its callers read of a computation ([`Callee`]), kept by a caller
+/// that checks computations one at a time as they are read: about a hundred bytes where the
+/// computation takes hundreds per instruction.
+pub(crate) struct Signature {
+    name: Box<str>,
+    parameters: Box<[(i64, Arc<Shape>)]>,
+    root: Option<(Opcode, Arc<Shape>)>,
+}
+
+impl Signature {
+    pub fn of(computation: &Computation) -> Signature {
+        let callee = Callee::of(computation);
+        Signature {
+            name: callee.name.into(),
+            parameters: callee.parameters.into_owned().into_boxed_slice(),
+            root: callee
+                .root
+                .map(|(opcode, shape)| (opcode.clone(), Arc::clone(shape))),
+        }
+    }
+}
+
+/// Checks `computation` alone, as [`verify`] would check it in a whole module, for a caller
+/// that checks computations one at a time as they are read: its callees come before it, and
+/// `signatures` holds those above it, by id; `find` finds one by name (the first of a
+/// duplicated name). The meaning of a computation whose structure is unsound is not
+/// checked; its structure errors are returned.
+pub(crate) fn verify_computation(
+    computation: &Computation,
+    signatures: &[Signature],
+    find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+    options: &VerifyOptions,
+) -> Vec<VerifyError> {
+    let mut errors = Vec::new();
+    structure(computation, &mut errors);
+    if errors.is_empty() {
+        let indexed = Indexed {
+            callees: Callees::Signatures { signatures, find },
+        };
+        parameters(computation, &mut errors);
+        for &id in computation.order() {
+            instruction(&indexed, computation, id, options, &mut errors);
+        }
+    }
+    errors
+}
+
+/// The names the `async-start`s of `computation` call, for the rule that a wrapped
+/// computation belongs to one async op (see [`asynchronous::shared_computations`]).
+pub(crate) fn async_start_callees(computation: &Computation) -> impl Iterator<Item = &str> {
+    asynchronous::async_start_callees(computation)
+}
+
+/// The header's problems ([`verify`] checks them last), given the module's header
+/// attributes and its entry computation.
+pub(crate) fn header_problems(attributes: &[TextAttribute], entry: &Callee<'_>) -> Vec<String> {
+    let attribute = |name: &str| {
+        attributes
+            .iter()
+            .find(|a| &*a.name == name)
+            .map(|a| &*a.value)
+    };
+    let mut problems = Vec::new();
+    let checks: [(&str, fn(&str) -> Result<(), String>); 2] = [
+        ("input_output_alias", header::input_output_alias),
+        ("buffer_donor", header::buffer_donor),
+    ];
+    for (name, check) in checks {
+        if let Some(text) = attribute(name) {
+            if let Err(message) = check(text) {
+                problems.push(format!("{name}: {message}"));
+            }
+        }
+    }
+    problems.extend(header::entry_computation_layout(
+        attribute("entry_computation_layout"),
+        entry,
+    ));
+    for attribute in attributes {
+        if !crate::print::HEADER_ORDER.contains(&&*attribute.name) {
+            problems.push(format!(
+                "unexpected attribute \"{}\" in the HloModule header; allowed: {}",
+                attribute.name,
+                crate::print::HEADER_ORDER.join(", ")
+            ));
+        }
+    }
+    problems
 }
 
 /// Every check of one instruction.
@@ -246,7 +416,7 @@ fn instruction(
             ));
         }
     }
-    for message in semantic::check(module, computation, id) {
+    for message in semantic::check(computation, id) {
         push(message);
     }
     for message in asynchronous::check(module, computation, id) {
@@ -313,32 +483,8 @@ fn parameters(computation: &Computation, errors: &mut Vec<VerifyError>) {
 
 fn header_attributes(module: &Module, errors: &mut Vec<VerifyError>) {
     let entry = module.entry();
-    let checks: [(&str, fn(&str) -> Result<(), String>); 2] = [
-        ("input_output_alias", header::input_output_alias),
-        ("buffer_donor", header::buffer_donor),
-    ];
-    for (name, check) in checks {
-        if let Some(text) = module.attribute(name) {
-            if let Err(message) = check(text) {
-                errors.push(VerifyError::new(entry, None, format!("{name}: {message}")));
-            }
-        }
-    }
-    for message in header::entry_computation_layout(module) {
+    for message in header_problems(&module.attributes, &Callee::of(entry)) {
         errors.push(VerifyError::new(entry, None, message));
-    }
-    for attribute in &module.attributes {
-        if !crate::print::HEADER_ORDER.contains(&&*attribute.name) {
-            errors.push(VerifyError::new(
-                entry,
-                None,
-                format!(
-                    "unexpected attribute \"{}\" in the HloModule header; allowed: {}",
-                    attribute.name,
-                    crate::print::HEADER_ORDER.join(", ")
-                ),
-            ));
-        }
     }
 }
 

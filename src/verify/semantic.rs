@@ -4,7 +4,7 @@
 //! in layouts, and compact tuple-element operands.
 
 use crate::ir::layout::DimLevel;
-use crate::ir::module::{Computation, InstrId, Module};
+use crate::ir::module::{Computation, InstrId};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
 
@@ -51,7 +51,7 @@ fn unbrace(text: &str) -> &str {
 }
 
 /// Every problem with one instruction's special rules.
-pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<String> {
+pub fn check(computation: &Computation, id: InstrId) -> Vec<String> {
     let instruction = computation.instruction(id);
     let mut errors = Vec::new();
     let operands = computation.operands(id);
@@ -192,7 +192,7 @@ pub fn check(module: &Module, computation: &Computation, id: InstrId) -> Vec<Str
             }
         }
         Opcode::CustomCall => {
-            errors.extend(custom_call(module, computation, id));
+            errors.extend(custom_call(computation, id));
         }
         Opcode::Constant => {
             match (&instruction.payload, &*instruction.shape) {
@@ -222,8 +222,7 @@ fn leaf_count(shape: &Shape) -> usize {
     }
 }
 
-fn custom_call(module: &Module, computation: &Computation, id: InstrId) -> Vec<String> {
-    let _ = module;
+fn custom_call(computation: &Computation, id: InstrId) -> Vec<String> {
     let instruction = computation.instruction(id);
     let mut errors = Vec::new();
     if let Some(version) = instruction.attribute("api_version") {

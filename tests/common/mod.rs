@@ -274,6 +274,21 @@ impl<E: miette::Diagnostic + ?Sized> miette::Diagnostic for WithSource<'_, E> {
 /// caller's to catch; anything else wrong is the `Err`.
 pub fn run_everything(text: &str) -> Result<Reached, String> {
     use hlo_layout::verify::{verify, VerifyOptions};
+    // Checking one computation at a time must agree with checking the module whole
+    // whenever it gives a verdict.
+    let streamed = hlo_layout::check::check_computation_by_computation(
+        text,
+        0..text.len(),
+        &VerifyOptions::default(),
+    );
+    let agrees = |valid: bool| match streamed {
+        Some(verdict) if verdict != valid => Err(format!(
+            "checking one computation at a time says {} where the whole module is {}",
+            if verdict { "valid" } else { "invalid" },
+            if valid { "valid" } else { "invalid" }
+        )),
+        _ => Ok(()),
+    };
     match hlo_layout::format_module(text) {
         Ok(once) => {
             let twice = hlo_layout::format_module(&once)
@@ -288,6 +303,7 @@ pub fn run_everything(text: &str) -> Result<Reached, String> {
         Ok(module) => module,
         Err(errors) => {
             clean_diagnostics(text, &errors)?;
+            agrees(false)?;
             return Ok(Reached::Rejected);
         }
     };
@@ -299,8 +315,10 @@ pub fn run_everything(text: &str) -> Result<Reached, String> {
     }
     if let Err(errors) = verify(&module, &VerifyOptions::default()) {
         clean_diagnostics(text, &errors)?;
+        agrees(false)?;
         return Ok(Reached::Lowered);
     }
+    agrees(true)?;
     let printed = hlo_layout::print::print_ir_module(&module);
     if let Err(errors) = hlo_layout::parse_module(&printed) {
         return Err(format!(
