@@ -177,8 +177,8 @@ fn xla_parser_test_modules_verify() {
 /// `check` reads a module one computation at a time, keeping only the signatures of those
 /// it has checked (`hlo_layout::check`). Over every module of the corpus, valid or not,
 /// that way must agree with parsing the module whole and verifying it whenever it gives a
-/// verdict, and it must give one for every module of the JAX and large dumps (else `check`
-/// would hold whole modules again).
+/// verdict, verifying inline or on a second thread alike, and it must give one for every
+/// module of the JAX and large dumps (else `check` would hold whole modules again).
 #[test]
 fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
     let folders = [
@@ -205,11 +205,15 @@ fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
             for range in parts {
                 let whole = hlo_layout::parse_module_range(&text, range.clone())
                     .is_ok_and(|module| verify(&module, &PLAIN).is_ok());
-                let streamed = hlo_layout::check::check_computation_by_computation(
-                    &text,
-                    range.clone(),
-                    &PLAIN,
-                );
+                // Verified inline, and on a second thread as large modules are.
+                let streamed =
+                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, usize::MAX);
+                let threaded = hlo_layout::check::check_on(&text, range.clone(), &PLAIN, 0);
+                if threaded != streamed {
+                    disagreements.push(format!(
+                        "{folder}/{name} at {range:?}: {streamed:?} inline, {threaded:?} on two threads"
+                    ));
+                }
                 modules += 1;
                 match streamed {
                     Some(verdict) if verdict != whole => disagreements.push(format!(

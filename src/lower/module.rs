@@ -256,7 +256,7 @@ struct Closed<'s> {
     /// In the order they closed: a computation written in place closes before its caller.
     computations: Vec<Computation>,
     /// Computations closed and taken away before `computations[0]`
-    /// ([`ModuleLowering::check_last_closed`]); ids count them.
+    /// ([`ModuleLowering::take_last_closed`]); ids count them.
     taken: u32,
     errors: Vec<ModuleError>,
     /// Called computations, resolved once every computation is known.
@@ -543,21 +543,13 @@ impl<'s> ModuleLowering<'s> {
     }
 
     /// For a caller that checks each computation as soon as it is read (`crate::check`):
-    /// takes away the computation that closed last, its calls resolved (they must name
-    /// computations above it), and hands it to `check` with its id and a lookup of the
-    /// names of the computations above it. `None`, without calling `check`, when what was
-    /// read so far has an error, wrote a computation in place, or calls a computation not
-    /// above its caller: [`ModuleLowering::finish`] reports those, and the caller must then
-    /// lower the module whole. A lowering
-    /// that gave a computation away ends with [`ModuleLowering::finish_header`].
-    pub(crate) fn check_last_closed<R>(
-        &mut self,
-        check: impl FnOnce(
-            Computation,
-            ComputationId,
-            &(dyn Fn(&str) -> Option<ComputationId> + Sync),
-        ) -> R,
-    ) -> Option<R> {
+    /// takes away the computation that closed last, with its id and its calls resolved
+    /// (they must name computations above it). `None` when what was read so far has an
+    /// error, wrote a computation in place, or calls a computation not above its caller:
+    /// [`ModuleLowering::finish`] reports those, and the caller must then lower the module
+    /// whole. A lowering that gave a computation away ends with
+    /// [`ModuleLowering::finish_header`].
+    pub(crate) fn take_last_closed(&mut self) -> Option<(ComputationId, Computation)> {
         self.trim_memo();
         let closed = &mut self.closed;
         if !closed.errors.is_empty() || !closed.in_place.is_empty() {
@@ -579,14 +571,7 @@ impl<'s> ModuleLowering<'s> {
                 _ => return None,
             }
         }
-        let names = &self.computation_ids;
-        let find = |name: &str| {
-            names
-                .get(name)
-                .map(|&(callee, _)| callee)
-                .filter(|callee| callee.0 < id.0)
-        };
-        Some(check(computation, id, &find))
+        Some((id, computation))
     }
 
     /// Empties the memo of shapes and attribute texts once it holds more than a thousand or
@@ -600,7 +585,7 @@ impl<'s> ModuleLowering<'s> {
         }
     }
 
-    /// Ends a lowering whose computations [`ModuleLowering::check_last_closed`] took away:
+    /// Ends a lowering whose computations [`ModuleLowering::take_last_closed`] took away:
     /// the header attributes as canonical text and the entry's id, or `None` when the
     /// module has an error (which [`ModuleLowering::finish`] would report).
     pub(crate) fn finish_header(
@@ -685,7 +670,7 @@ impl<'s> ModuleLowering<'s> {
     /// The module, once the parser has handed over every computation; `module` gives the
     /// header and tables.
     pub fn finish(self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
-        // Nothing was taken away (see `check_last_closed`): ids index `computations`.
+        // Nothing was taken away (see `take_last_closed`): ids index `computations`.
         let Closed {
             mut computations,
             mut errors,
