@@ -6,7 +6,9 @@
 For each file (default: the corpus `large/` files): parse+lower MB/s (text to IR, what XLA's
 parser does), verify MB/s, print MB/s (input bytes over print time), each ours beside XLA's and
 their ratio, and the peak RSS of `hlo-layout check FILE` beside that of a process that has XLA
-parse the file (python and jaxlib included, so read it as an upper bound). Ours is timed by
+parse the file (python and jaxlib included, so read it as an upper bound). `above base` is
+ours less the peak RSS of `check` on a two-line module (the process itself: code, libc, the
+allocator), over the input size. Ours is timed by
 `cargo bench --bench scaling` with HLO_SCALING_FILES; peak RSS is read from `os.wait4`. XLA
 columns are `-` when the python with jax is absent.
 """
@@ -44,13 +46,29 @@ H.hlo_module_from_text(open(sys.argv[1], encoding="utf-8").read())
 ROW = re.compile(r"^(parse\+lower|verify|print)\s+\d+x\s+([\d.]+) MB\s+\d+ instr\s+([\d.]+) ms.*\s(\S+)$")
 
 
+TIME = "/usr/bin/time"
+
+
 def run_peak(argv):
-    """Runs argv; returns (exit code, stdout, peak RSS in KB) of that process alone."""
+    """Runs argv; returns (exit code, stdout, peak RSS in KB) of that process alone.
+
+    A process forked from this one starts with python's pages, and Linux counts the memory
+    a process had before `exec` in its peak. So the peak is read by GNU time, a small
+    process in between, when it is installed, and otherwise from `os.wait4` (which then
+    reads about python's size, some 14 MB, for a small run)."""
+    timed = os.path.exists(TIME)
+    out_file = os.path.join(ROOT, "target", "compare-peak.txt")
+    if timed:
+        argv = [TIME, "-f", "%M", "-o", out_file] + list(argv)
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, out, usage.ru_maxrss
+    peak = usage.ru_maxrss
+    if timed:
+        with open(out_file, encoding="utf-8") as f:
+            peak = int(f.read().split()[-1])
+    return process.returncode, out, peak
 
 
 def ours(files, repeats):
@@ -97,13 +115,17 @@ def main():
     if not have_xla:
         print(f"XLA not measured: no python at {a.python!r} (set --python or HLO_PYTHON)")
     times = ours(files, a.n)
+    tiny = os.path.join(ROOT, "target", "compare-tiny.hlo")
+    with open(tiny, "w", encoding="utf-8") as f:
+        f.write("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }\n")
+    base = min(run_peak([a.bin, "check", tiny])[2] for _ in range(a.n))
 
     def rate(mb, seconds):
         return mb / seconds if seconds else 0.0
 
     header = (f"{'file':44} {'MB':>6} | {'parse+lower MB/s':>16} {'XLA':>7} {'ratio':>6} | "
               f"{'verify MB/s':>11} | {'print MB/s':>10} {'XLA':>7} {'ratio':>6} | "
-              f"{'peak RSS MB':>11} {'x input':>7} {'XLA':>7}")
+              f"{'peak RSS MB':>11} {'x input':>7} {'above base':>10} {'XLA':>7}")
     print(header)
     print("-" * len(header))
     for path in files:
@@ -111,7 +133,7 @@ def main():
         size = os.path.getsize(path)
         mb = size / 1e6
         t = times.get(name, {})
-        _, _, peak = run_peak([a.bin, "check", path])
+        peak = min(run_peak([a.bin, "check", path])[2] for _ in range(a.n))
         parse = rate(mb, t.get("parse+lower"))
         verify = rate(mb, t.get("verify"))
         printing = rate(mb, t.get("print"))
@@ -123,9 +145,11 @@ def main():
         else:
             xla_cols = (f"{'-':>7} {'-':>6}", f"{'-':>7} {'-':>6}", f"{'-':>7}")
         print(f"{name[:44]:44} {mb:6.2f} | {parse:16.1f} {xla_cols[0]} | {verify:11.1f} | "
-              f"{printing:10.1f} {xla_cols[1]} | {peak / 1024:11.1f} {peak * 1024 / size:7.1f} {xla_cols[2]}")
+              f"{printing:10.1f} {xla_cols[1]} | {peak / 1024:11.1f} {peak * 1024 / size:7.1f} "
+              f"{(peak - base) * 1024 / size:10.1f} {xla_cols[2]}")
     print(f"(best of {a.n}; print MB/s counts input bytes; verify is ours alone: XLA's parser "
-          "does not verify; peak RSS of ours is `hlo-layout check`)")
+          "does not verify; peak RSS of ours is `hlo-layout check`, the least of the runs; "
+          f"base {base / 1024:.1f} MB)")
 
 
 if __name__ == "__main__":
