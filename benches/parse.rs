@@ -51,13 +51,14 @@ fn main() {
         for ((threads, min_bytes), total) in MODES.iter().zip(&mut totals) {
             let stages = time_stages(&text, *min_bytes, path);
             println!(
-                "ours ({threads:9}) {:50} {:5.2} MB  parse {:6.1} MB/s  +lower {:6.1} MB/s ({:4.2} M instr/s)  +verify {:6.1} MB/s",
+                "ours ({threads:9}) {:50} {:5.2} MB  parse {:6.1} MB/s  +lower {:6.1} MB/s ({:4.2} M instr/s)  +verify {:6.1} MB/s  check {:6.1} MB/s",
                 name(path),
                 mb,
                 mb / stages.parse,
                 mb / stages.lower,
                 stages.instructions as f64 / stages.lower / 1e6,
-                mb / stages.verify
+                mb / stages.verify,
+                mb / stages.check
             );
             total.add(&stages);
         }
@@ -65,12 +66,13 @@ fn main() {
     let mb = total_bytes as f64 / 1e6;
     for ((threads, _), total) in MODES.iter().zip(&totals) {
         println!(
-            "ours total ({threads}): {mb:.2} MB, {} instructions; parse {:.1} MB/s, parse+lower {:.1} MB/s ({:.2} M instructions/s), parse+lower+verify {:.1} MB/s (best of {})",
+            "ours total ({threads}): {mb:.2} MB, {} instructions; parse {:.1} MB/s, parse+lower {:.1} MB/s ({:.2} M instructions/s), parse+lower+verify {:.1} MB/s, check one computation at a time {:.1} MB/s (best of {})",
             total.instructions,
             mb / total.parse,
             mb / total.lower,
             total.instructions as f64 / total.lower / 1e6,
             mb / total.verify,
+            mb / total.check,
             repeats()
         );
     }
@@ -93,12 +95,14 @@ fn main() {
 }
 
 /// Best times in seconds of each stage over every module of one file, and the number of
-/// instructions read.
+/// instructions read. `check` is what `hlo-layout check` does with a valid module: parse,
+/// lower and verify one computation at a time (`hlo_layout::check`).
 #[derive(Default)]
 struct Stages {
     parse: f64,
     lower: f64,
     verify: f64,
+    check: f64,
     instructions: usize,
 }
 
@@ -107,18 +111,20 @@ impl Stages {
         self.parse += other.parse;
         self.lower += other.lower;
         self.verify += other.verify;
+        self.check += other.check;
         self.instructions += other.instructions;
     }
 }
 
-/// Times text -> syntax tree, text -> IR and text -> verified IR, parsing modules of
-/// `min_bytes` and more in two halves on two threads.
+/// Times text -> syntax tree, text -> IR, text -> verified IR and `check`, parsing (and
+/// checking) modules of `min_bytes` and more on two threads.
 fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
     let parts = hlo_layout::syntax::split_modules(text);
     let mut stages = Stages {
         parse: f64::INFINITY,
         lower: f64::INFINITY,
         verify: f64::INFINITY,
+        check: f64::INFINITY,
         instructions: 0,
     };
     let options = hlo_layout::verify::VerifyOptions::default();
@@ -156,6 +162,14 @@ fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
         stages.lower = stages.lower.min(lowered);
         stages.verify = stages.verify.min(start.elapsed().as_secs_f64());
         stages.instructions = modules.iter().map(|m| m.instruction_count()).sum();
+    }
+    for _ in 0..repeats() {
+        let start = Instant::now();
+        for range in &parts {
+            let verdict = hlo_layout::check::check_on(text, range.clone(), &options, min_bytes);
+            assert_eq!(verdict, Some(true), "{} does not check", path.display());
+        }
+        stages.check = stages.check.min(start.elapsed().as_secs_f64());
     }
     stages
 }
