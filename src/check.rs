@@ -14,8 +14,8 @@
 //! Nothing is reported from that pass: when it finds any problem, or text it does not
 //! handle (a lone instruction, computations written in place), the module is read again the
 //! usual way, which reports every error in order. So a valid module is read once and an
-//! invalid one twice. A large module is verified on a second thread while the first reads
-//! on, a few computations behind.
+//! invalid one twice. A large module is parsed on one thread and lowered and verified on a
+//! second, which the parser hands what it reads in batches.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -46,7 +46,7 @@ pub fn check_module_range(
 /// `Some(false)` when it is not, and `None` when this way cannot tell (see the module's
 /// documentation). Whenever it tells, it agrees with parsing the module whole and verifying
 /// it, which tests check over the corpus. Text of [`crate::syntax::PARALLEL_MIN_BYTES`] or
-/// more is verified on a second thread.
+/// more is lowered and verified on a second thread.
 #[doc(hidden)]
 pub fn check_computation_by_computation(
     text: &str,
@@ -56,8 +56,10 @@ pub fn check_computation_by_computation(
     check_on(text, range, options, crate::syntax::PARALLEL_MIN_BYTES)
 }
 
-/// [`check_computation_by_computation`], verifying on a second thread when the text is at
-/// least `min_bytes` long (`usize::MAX`: never), as tests compare.
+/// [`check_computation_by_computation`], on two threads when the text is at least
+/// `min_bytes` long (`usize::MAX`: never), as tests compare: this one parses, and hands
+/// what it reads over to a second one, which lowers and verifies. Parsing takes a little
+/// less than lowering and verifying together, so the two keep pace.
 #[doc(hidden)]
 pub fn check_on(
     text: &str,
@@ -66,123 +68,112 @@ pub fn check_on(
     min_bytes: usize,
 ) -> Option<bool> {
     let invalid = AtomicBool::new(false);
-    let checker = Checker::new(*options, &invalid);
+    let inline = || {
+        let mut sink = Streaming::new(text, *options, &invalid);
+        let tree = crate::syntax::parse_module_into(text, range.clone(), &mut sink).ok();
+        sink.conclude(tree.as_ref())
+    };
     if range.len() < min_bytes {
-        let (verdict, tree, lowering, checker) = read(text, range, Verifier::Inline(checker));
-        return conclude(verdict, tree.as_ref(), lowering, checker?);
+        return inline();
     }
     std::thread::scope(|scope| {
-        // Room for two batches: the reader stays at most that far ahead.
-        let (sender, receiver) = mpsc::sync_channel::<Vec<Closed<'_>>>(2);
+        // Room for two batches: the parser stays at most that far ahead.
+        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'_>>>(1);
+        let invalid = &invalid;
         let spawned = std::thread::Builder::new()
-            .name("check-verify".into())
+            .name("check-lower-verify".into())
             .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, move || {
-                let mut checker = checker;
+                let mut sink = Streaming::new(text, *options, invalid);
                 for batch in receiver {
-                    for (id, name, computation) in batch {
-                        checker.check(id, name, computation);
+                    for event in batch {
+                        event.replay(&mut sink);
+                    }
+                    if sink.verdict != Verdict::Valid {
+                        invalid.store(true, Ordering::Relaxed);
                     }
                 }
-                checker
+                sink
             });
         let Ok(handle) = spawned else {
-            // No thread to be had: this one verifies too.
-            let checker = Checker::new(*options, &invalid);
-            let (verdict, tree, lowering, checker) = read(text, range, Verifier::Inline(checker));
-            return conclude(verdict, tree.as_ref(), lowering, checker?);
+            // No thread to be had: this one does it all.
+            return inline();
         };
-        let verifier = Verifier::Thread {
+        let mut forward = Forward {
             sender,
-            invalid: &invalid,
-            batch: Vec::new(),
-            instructions: 0,
+            invalid,
+            batch: Vec::with_capacity(BATCH_EVENTS),
         };
-        let (verdict, tree, lowering, _) = read(text, range, verifier);
-        let checker = handle.join().ok()?;
-        conclude(verdict, tree.as_ref(), lowering, checker)
+        let tree = crate::syntax::parse_module_into(text, range.clone(), &mut forward).ok();
+        let Forward { sender, batch, .. } = forward;
+        if !batch.is_empty() {
+            // A second thread that has gone has found an error or failed; the join says.
+            let _ = sender.send(batch);
+        }
+        // Dropping the sender ends the second thread's loop.
+        drop(sender);
+        let sink = handle.join().ok()?;
+        sink.conclude(tree.as_ref())
     })
 }
 
-/// A computation lowering has closed: its id, its name in the text, and it.
-type Closed<'s> = (ComputationId, &'s str, Computation);
-
-/// Where computations go to be verified.
-enum Verifier<'s, 'f> {
-    Inline(Checker<'s, 'f>),
-    /// A channel to the thread that verifies them, the flag it raises on an error, and the
-    /// batch being gathered: computations go in batches of about [`BATCH_INSTRUCTIONS`]
-    /// instructions, as handing over each small computation alone costs more than checking
-    /// it.
-    Thread {
-        sender: mpsc::SyncSender<Vec<Closed<'s>>>,
-        invalid: &'f AtomicBool,
-        batch: Vec<Closed<'s>>,
-        instructions: usize,
-    },
+/// What the parser hands a sink, kept to be handed over again on another thread.
+enum Event<'s> {
+    Begin(ast::ComputationHead<'s>),
+    Instruction(ast::Instruction<'s>),
+    End(Vec<ast::Attribute<'s>>, usize),
 }
 
-const BATCH_INSTRUCTIONS: usize = 1024;
-
-/// Parses and lowers `text[range]`, handing each computation to `verifier`; gives what
-/// reading found, the syntax tree (header and tables) unless the text has a syntax error,
-/// the lowering, and the checker when it verified inline.
-fn read<'s, 'f>(
-    text: &'s str,
-    range: std::ops::Range<usize>,
-    verifier: Verifier<'s, 'f>,
-) -> (
-    Verdict,
-    Option<ast::Module<'s>>,
-    ModuleLowering<'s>,
-    Option<Checker<'s, 'f>>,
-) {
-    let mut sink = Streaming {
-        lowering: ModuleLowering::new(text),
-        verifier,
-        name: "",
-        verdict: Verdict::Valid,
-    };
-    let tree = crate::syntax::parse_module_into(text, range, &mut sink).ok();
-    let checker = match sink.verifier {
-        Verifier::Inline(checker) => Some(checker),
-        Verifier::Thread { sender, batch, .. } => {
-            // Then dropping the sender ends the verifying thread's loop.
-            if !batch.is_empty() && sender.send(batch).is_err() {
-                sink.verdict = Verdict::Invalid;
-            }
-            None
+impl<'s> Event<'s> {
+    fn replay(self, sink: &mut dyn ast::Sink<'s>) {
+        match self {
+            Event::Begin(head) => sink.begin_computation(head),
+            Event::Instruction(instruction) => sink.instruction(instruction),
+            Event::End(attributes, end) => sink.end_computation(attributes, end),
         }
-    };
-    let verdict = match (&tree, sink.verdict) {
-        (None, _) => Verdict::Invalid,
-        (Some(tree), Verdict::Valid) if tree.instruction.is_some() => Verdict::CannotTell,
-        (_, verdict) => verdict,
-    };
-    (verdict, tree, sink.lowering, checker)
+    }
 }
 
-/// The verdict on the whole module, once every computation is checked.
-fn conclude(
-    verdict: Verdict,
-    tree: Option<&ast::Module<'_>>,
-    lowering: ModuleLowering<'_>,
-    checker: Checker<'_, '_>,
-) -> Option<bool> {
-    match verdict {
-        Verdict::Valid => {}
-        Verdict::Invalid => return Some(false),
-        Verdict::CannotTell => return None,
+/// Events go over in batches of this many: handing over each alone costs more than
+/// lowering it.
+const BATCH_EVENTS: usize = 128;
+
+/// The parsing thread's sink: gathers events and sends them in batches to the thread that
+/// lowers and verifies, and stops sending once that one has found an error.
+struct Forward<'s, 'f> {
+    sender: mpsc::SyncSender<Vec<Event<'s>>>,
+    invalid: &'f AtomicBool,
+    batch: Vec<Event<'s>>,
+}
+
+impl<'s> Forward<'s, '_> {
+    fn push(&mut self, event: Event<'s>) {
+        if self.invalid.load(Ordering::Relaxed) {
+            return;
+        }
+        self.batch.push(event);
+        if self.batch.len() >= BATCH_EVENTS {
+            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_EVENTS));
+            if self.sender.send(batch).is_err() {
+                // The other thread has gone; the join finds out why.
+                self.invalid.store(true, Ordering::Relaxed);
+            }
+        }
     }
-    if !checker.valid {
-        return Some(false);
+}
+
+impl<'s> ast::Sink<'s> for Forward<'s, '_> {
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        self.push(Event::Begin(head));
     }
-    let tree = tree.filter(|_| !checker.out_of_step)?;
-    let Some((attributes, entry)) = lowering.finish_header(tree) else {
-        return Some(false);
-    };
-    let entry = checker.signatures.get(entry.0 as usize)?;
-    Some(verify::header_problems(&attributes, &verify::Callee::from(entry)).is_empty())
+
+    fn instruction(&mut self, instruction: ast::Instruction<'s>) {
+        self.push(Event::Instruction(instruction));
+    }
+
+    fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
+        self.push(Event::End(attributes, end));
+    }
 }
 
 /// What reading one computation at a time has found so far.
@@ -194,13 +185,50 @@ enum Verdict {
     CannotTell,
 }
 
-/// Lowers computations as the parser hands them over and passes each on to be verified.
+/// Lowers computations as the parser hands them over, verifies each and keeps only its
+/// signature.
 struct Streaming<'s, 'f> {
     lowering: ModuleLowering<'s>,
-    verifier: Verifier<'s, 'f>,
+    checker: Checker<'s, 'f>,
     /// The name of the computation being read.
     name: &'s str,
     verdict: Verdict,
+}
+
+impl<'s, 'f> Streaming<'s, 'f> {
+    fn new(text: &'s str, options: VerifyOptions, invalid: &'f AtomicBool) -> Streaming<'s, 'f> {
+        Streaming {
+            lowering: ModuleLowering::new(text),
+            checker: Checker::new(options, invalid),
+            name: "",
+            verdict: Verdict::Valid,
+        }
+    }
+
+    /// The verdict on the whole module once the parser is done: `tree` is what it gave, the
+    /// header and tables, or `None` on a syntax error.
+    fn conclude(self, tree: Option<&ast::Module<'_>>) -> Option<bool> {
+        let Some(tree) = tree else {
+            return Some(false);
+        };
+        match self.verdict {
+            Verdict::Valid if tree.instruction.is_none() => {}
+            Verdict::Invalid => return Some(false),
+            _ => return None,
+        }
+        let checker = self.checker;
+        if !checker.valid {
+            return Some(false);
+        }
+        if checker.out_of_step {
+            return None;
+        }
+        let Some((attributes, entry)) = self.lowering.finish_header(tree) else {
+            return Some(false);
+        };
+        let entry = checker.signatures.get(entry.0 as usize)?;
+        Some(verify::header_problems(&attributes, &verify::Callee::from(entry)).is_empty())
+    }
 }
 
 impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
@@ -227,31 +255,9 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
             self.verdict = Verdict::CannotTell;
             return;
         };
-        match &mut self.verifier {
-            Verifier::Inline(checker) => {
-                checker.check(id, self.name, computation);
-                if !checker.valid {
-                    self.verdict = Verdict::Invalid;
-                }
-            }
-            Verifier::Thread {
-                sender,
-                invalid,
-                batch,
-                instructions,
-            } => {
-                *instructions += computation.len();
-                batch.push((id, self.name, computation));
-                if *instructions >= BATCH_INSTRUCTIONS {
-                    *instructions = 0;
-                    // A verifier that found an error, or has gone, needs nothing more.
-                    if invalid.load(Ordering::Relaxed)
-                        || sender.send(std::mem::take(batch)).is_err()
-                    {
-                        self.verdict = Verdict::Invalid;
-                    }
-                }
-            }
+        self.checker.check(id, self.name, computation);
+        if !self.checker.valid {
+            self.verdict = Verdict::Invalid;
         }
     }
 }
