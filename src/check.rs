@@ -20,7 +20,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::ir::module::{Computation, ComputationId};
 use crate::lower::ModuleLowering;
@@ -189,9 +189,7 @@ enum Verdict {
 /// signature.
 struct Streaming<'s, 'f> {
     lowering: ModuleLowering<'s>,
-    checker: Checker<'s, 'f>,
-    /// The name of the computation being read.
-    name: &'s str,
+    checker: Checker<'f>,
     verdict: Verdict,
 }
 
@@ -200,7 +198,6 @@ impl<'s, 'f> Streaming<'s, 'f> {
         Streaming {
             lowering: ModuleLowering::new(text),
             checker: Checker::new(options, invalid),
-            name: "",
             verdict: Verdict::Valid,
         }
     }
@@ -234,7 +231,6 @@ impl<'s, 'f> Streaming<'s, 'f> {
 impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         if self.verdict == Verdict::Valid {
-            self.name = head.name.text;
             self.lowering.begin_computation(head);
         }
     }
@@ -255,7 +251,10 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
             self.verdict = Verdict::CannotTell;
             return;
         };
-        self.checker.check(id, self.name, computation);
+        // The computations above this one, by name, as lowering has them.
+        let lowering = &self.lowering;
+        let find = |name: &str| lowering.computation_named(name).filter(|c| c.0 < id.0);
+        self.checker.check(id, &computation, &find);
         if !self.checker.valid {
             self.verdict = Verdict::Invalid;
         }
@@ -263,12 +262,10 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
 }
 
 /// Verifies computations in the order they are read, keeping each one's signature.
-struct Checker<'s, 'f> {
+struct Checker<'f> {
     options: VerifyOptions,
     /// Of the computations checked, by id.
     signatures: Vec<Signature>,
-    /// Their names (the first of a duplicated name, as a whole module finds it).
-    names: FxHashMap<&'s str, ComputationId>,
     /// The computations `async-start`s call: each may be called by one only.
     async_callees: FxHashSet<String>,
     valid: bool,
@@ -278,12 +275,11 @@ struct Checker<'s, 'f> {
     invalid: &'f AtomicBool,
 }
 
-impl<'s, 'f> Checker<'s, 'f> {
-    fn new(options: VerifyOptions, invalid: &'f AtomicBool) -> Checker<'s, 'f> {
+impl<'f> Checker<'f> {
+    fn new(options: VerifyOptions, invalid: &'f AtomicBool) -> Checker<'f> {
         Checker {
             options,
             signatures: Vec::new(),
-            names: FxHashMap::default(),
             async_callees: FxHashSet::default(),
             valid: true,
             out_of_step: false,
@@ -291,7 +287,13 @@ impl<'s, 'f> Checker<'s, 'f> {
         }
     }
 
-    fn check(&mut self, id: ComputationId, name: &'s str, computation: Computation) {
+    /// Verifies computation `id`; `find` finds the computations above it by name.
+    fn check(
+        &mut self,
+        id: ComputationId,
+        computation: &Computation,
+        find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+    ) {
         if !self.valid || self.out_of_step {
             return;
         }
@@ -299,18 +301,14 @@ impl<'s, 'f> Checker<'s, 'f> {
             self.out_of_step = true;
             return;
         }
-        let names = &self.names;
-        let find = |name: &str| names.get(name).copied();
-        self.valid =
-            verify::verify_computation(&computation, &self.signatures, &find, &self.options)
-                .is_empty();
-        for callee in verify::async_start_callees(&computation) {
+        self.valid = verify::verify_computation(computation, &self.signatures, find, &self.options)
+            .is_empty();
+        for callee in verify::async_start_callees(computation) {
             self.valid &= self.async_callees.insert(callee.to_string());
         }
         if !self.valid {
             self.invalid.store(true, Ordering::Relaxed);
         }
-        self.signatures.push(Signature::of(&computation));
-        self.names.entry(name).or_insert(id);
+        self.signatures.push(Signature::of(computation));
     }
 }

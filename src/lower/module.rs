@@ -550,7 +550,6 @@ impl<'s> ModuleLowering<'s> {
     /// whole. A lowering that gave a computation away ends with
     /// [`ModuleLowering::finish_header`].
     pub(crate) fn take_last_closed(&mut self) -> Option<(ComputationId, Computation)> {
-        self.trim_memo();
         let closed = &mut self.closed;
         if !closed.errors.is_empty() || !closed.in_place.is_empty() {
             return None;
@@ -572,6 +571,12 @@ impl<'s> ModuleLowering<'s> {
             }
         }
         Some((id, computation))
+    }
+
+    /// The computation read at the top level under `name` (the first, if the name was given
+    /// twice).
+    pub(crate) fn computation_named(&self, name: &str) -> Option<ComputationId> {
+        self.computation_ids.get(name).map(|&(id, _)| id)
     }
 
     /// Empties the memo of shapes and attribute texts once it holds more than a thousand or
