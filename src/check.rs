@@ -4,12 +4,12 @@
 //! [`crate::verify::verify`] give, without holding the module. XLA's text defines every
 //! computation above its callers, so each computation can be verified as soon as it is read,
 //! against the signatures of those above it, and then reduced to its signature (name,
-//! parameters, root). Lowering's memo of shapes and attribute texts is emptied as it grows.
-//! What stays is the text, the signatures (about a hundred bytes each) and the computation
-//! being read. A module whose instructions are spread over many computations, as in an
-//! optimized dump, then takes about its text's size again on top of the text, where the
-//! whole IR takes three to four times it; a module that is mostly one computation still
-//! needs that computation's IR.
+//! parameters, root). Its instructions are checked as they are read too: each one's operands
+//! are above it, so it is complete when its line is. Then all but what later checks read of
+//! it is dropped (its attributes, literal, ...), which leaves about a graph node per
+//! instruction of the computation being read. The header is lowered to text as soon as it is
+//! read, rather than left on the parser's stack as a tree many times its size, and
+//! lowering's memo of shapes and attribute texts is emptied as it grows.
 //!
 //! Nothing is reported from that pass: when it finds any problem, or text it does not
 //! handle (a lone instruction, computations written in place), the module is read again the
@@ -22,7 +22,7 @@ use std::sync::mpsc;
 
 use rustc_hash::FxHashSet;
 
-use crate::ir::module::{Computation, ComputationId};
+use crate::ir::module::{Computation, ComputationId, InstrId, TextAttribute};
 use crate::lower::ModuleLowering;
 use crate::syntax::ast;
 use crate::verify::{self, Signature, VerifyOptions};
@@ -119,6 +119,7 @@ pub fn check_on(
 
 /// What the parser hands a sink, kept to be handed over again on another thread.
 enum Event<'s> {
+    Header(Box<ast::Header<'s>>),
     Begin(ast::ComputationHead<'s>),
     Instruction(ast::Instruction<'s>),
     End(Vec<ast::Attribute<'s>>, usize),
@@ -127,6 +128,10 @@ enum Event<'s> {
 impl<'s> Event<'s> {
     fn replay(self, sink: &mut dyn ast::Sink<'s>) {
         match self {
+            Event::Header(header) => {
+                // The sink that replays takes it.
+                let _ = sink.header(header);
+            }
             Event::Begin(head) => sink.begin_computation(head),
             Event::Instruction(instruction) => sink.instruction(instruction),
             Event::End(attributes, end) => sink.end_computation(attributes, end),
@@ -163,6 +168,11 @@ impl<'s> Forward<'s, '_> {
 }
 
 impl<'s> ast::Sink<'s> for Forward<'s, '_> {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        self.push(Event::Header(header));
+        None
+    }
+
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         self.push(Event::Begin(head));
     }
@@ -191,6 +201,16 @@ struct Streaming<'s, 'f> {
     lowering: ModuleLowering<'s>,
     checker: Checker<'f>,
     verdict: Verdict,
+    /// The header's attributes, lowered as soon as it is read: its tree, on the parser's
+    /// stack to the end, would take up to twenty times its text.
+    header: Option<Vec<TextAttribute>>,
+    /// The instructions of the computation being read whose index is below this have been
+    /// checked: lowering adds instructions with consecutive indices.
+    checked_before: usize,
+    /// Its instructions are checked as they are read; false once one is not complete when
+    /// read (see [`ModuleLowering::visit_open_computation`]), and then the rest wait for
+    /// its end.
+    one_by_one: bool,
 }
 
 impl<'s, 'f> Streaming<'s, 'f> {
@@ -199,6 +219,9 @@ impl<'s, 'f> Streaming<'s, 'f> {
             lowering: ModuleLowering::new(text),
             checker: Checker::new(options, invalid),
             verdict: Verdict::Valid,
+            header: None,
+            checked_before: 0,
+            one_by_one: true,
         }
     }
 
@@ -220,7 +243,7 @@ impl<'s, 'f> Streaming<'s, 'f> {
         if checker.out_of_step {
             return None;
         }
-        let Some((attributes, entry)) = self.lowering.finish_header(tree) else {
+        let Some((attributes, entry)) = self.lowering.finish_header(tree, self.header) else {
             return Some(false);
         };
         let entry = checker.signatures.get(entry.0 as usize)?;
@@ -229,16 +252,31 @@ impl<'s, 'f> Streaming<'s, 'f> {
 }
 
 impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        self.header = crate::lower::module::lower_header(&header);
+        if self.header.is_none() {
+            // The whole-module path reports the error.
+            self.verdict = Verdict::CannotTell;
+        }
+        None
+    }
+
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         if self.verdict == Verdict::Valid {
             self.lowering.begin_computation(head);
+            self.checked_before = 0;
+            self.one_by_one = true;
         }
     }
 
     fn instruction(&mut self, instruction: ast::Instruction<'s>) {
-        if self.verdict == Verdict::Valid {
-            self.lowering.instruction(instruction);
-            self.lowering.trim_memo();
+        if self.verdict != Verdict::Valid {
+            return;
+        }
+        self.lowering.instruction(instruction);
+        self.lowering.trim_memo();
+        if self.one_by_one {
+            self.check_new_instructions();
         }
     }
 
@@ -254,7 +292,37 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
         // The computations above this one, by name, as lowering has them.
         let lowering = &self.lowering;
         let find = |name: &str| lowering.computation_named(name).filter(|c| c.0 < id.0);
-        self.checker.check(id, &computation, &find);
+        self.checker
+            .check(id, &computation, &find, self.checked_before);
+        if !self.checker.valid {
+            self.verdict = Verdict::Invalid;
+        }
+    }
+}
+
+impl Streaming<'_, '_> {
+    /// Checks the instructions the last line added, each as soon as it is complete, and
+    /// drops what no later check reads of them: a computation that is mostly one then
+    /// takes about a graph node per instruction, not its whole IR.
+    fn check_new_instructions(&mut self) {
+        let (checker, checked_before) = (&mut self.checker, &mut self.checked_before);
+        let complete = self
+            .lowering
+            .visit_open_computation(|id, computation, find| {
+                let count = computation.graph().node_count();
+                while *checked_before < count {
+                    let instruction = InstrId::new(*checked_before);
+                    // A shape left for lowering to infer is known only at the computation's end.
+                    if !computation.instruction(instruction).shape_written {
+                        return false;
+                    }
+                    checker.check_instruction(id, computation, instruction, find);
+                    verify::keep_what_later_checks_read(computation.instruction_mut(instruction));
+                    *checked_before += 1;
+                }
+                true
+            });
+        self.one_by_one = complete == Some(true);
         if !self.checker.valid {
             self.verdict = Verdict::Invalid;
         }
@@ -287,22 +355,27 @@ impl<'f> Checker<'f> {
         }
     }
 
-    /// Verifies computation `id`; `find` finds the computations above it by name.
+    /// Verifies computation `id` but its instructions below index `checked_before`, which
+    /// [`Checker::check_instruction`] checked; `find` finds the computations above it by
+    /// name.
     fn check(
         &mut self,
         id: ComputationId,
         computation: &Computation,
         find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+        checked_before: usize,
     ) {
-        if !self.valid || self.out_of_step {
+        if !self.valid || !self.in_step(id) {
             return;
         }
-        if id.0 as usize != self.signatures.len() {
-            self.out_of_step = true;
-            return;
-        }
-        self.valid = verify::verify_computation(computation, &self.signatures, find, &self.options)
-            .is_empty();
+        self.valid = verify::verify_computation(
+            computation,
+            &self.signatures,
+            find,
+            &self.options,
+            checked_before,
+        )
+        .is_empty();
         for callee in verify::async_start_callees(computation) {
             self.valid &= self.async_callees.insert(callee.to_string());
         }
@@ -310,5 +383,37 @@ impl<'f> Checker<'f> {
             self.invalid.store(true, Ordering::Relaxed);
         }
         self.signatures.push(Signature::of(computation));
+    }
+
+    /// Verifies `instruction` of computation `id`, which is still being read.
+    fn check_instruction(
+        &mut self,
+        id: ComputationId,
+        computation: &Computation,
+        instruction: InstrId,
+        find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+    ) {
+        if !self.valid || !self.in_step(id) {
+            return;
+        }
+        let errors = verify::verify_instruction(
+            computation,
+            instruction,
+            &self.signatures,
+            find,
+            &self.options,
+        );
+        if !errors.is_empty() {
+            self.valid = false;
+            self.invalid.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `id` is the next computation; if not, this way cannot tell.
+    fn in_step(&mut self, id: ComputationId) -> bool {
+        if id.0 as usize != self.signatures.len() {
+            self.out_of_step = true;
+        }
+        !self.out_of_step
     }
 }

@@ -32,9 +32,9 @@
 //!   (`tests/two_threads.rs` cuts small inputs at every line and compares). A module of
 //!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
 //!   its errors reported in computation order.
-//! - [`check`] verifies a module one computation at a time as it is read, keeping only the
-//!   signatures of the computations above, and reads the text again the usual way to report
-//!   errors; it agrees with parsing and verifying the whole module
+//! - [`check`] verifies a module one instruction and one computation at a time as it is
+//!   read, keeping only the signatures of the computations above and what later checks read
+//!   of the instructions above, and reads the text again the usual way to report errors; it agrees with parsing and verifying the whole module
 //!   (`tests/verify_corpus.rs` compares the two over the corpus, and the mutation tests over
 //!   broken inputs).
 //!

@@ -232,3 +232,46 @@ fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(verdicts * 10 >= modules * 9, "{verdicts} of {modules}");
 }
+
+/// Hand-written modules in `tests/inputs/check/` for what checking each instruction as it
+/// is read must get right: the async ops a chain continues keep what its later parts
+/// compare, a shape left to infer waits for the computation's end, a control predecessor
+/// written below is caught, and the header, taken from the parser at once, is still
+/// checked against the entry. Each file's name says what parsing it whole and verifying it
+/// gives (`valid_`, `invalid_`), and `fallback_` that checking one computation at a time
+/// must give no verdict, leaving the module to that whole path.
+#[test]
+fn checking_instructions_as_they_are_read_agrees_on_hand_written_modules() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/check");
+    let files = common::files(&dir, "hlo");
+    assert!(
+        files.len() >= 9,
+        "{} files in {}",
+        files.len(),
+        dir.display()
+    );
+    for path in files {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let whole = hlo_layout::parse_module(&text).is_ok_and(|m| verify(&m, &PLAIN).is_ok());
+        let expected = if name.starts_with("valid_") {
+            Some(true)
+        } else if name.starts_with("invalid_") {
+            Some(false)
+        } else if name.starts_with("fallback_") {
+            None
+        } else {
+            panic!("{name}: the name must start with valid_, invalid_ or fallback_")
+        };
+        assert_eq!(whole, expected.unwrap_or(false), "{name}: whole module");
+        for min_bytes in [usize::MAX, 0] {
+            let streamed = hlo_layout::check::check_on(&text, 0..text.len(), &PLAIN, min_bytes);
+            assert_eq!(
+                streamed, expected,
+                "{name}: one at a time, min_bytes {min_bytes}"
+            );
+        }
+        let checked = hlo_layout::check::check_module_range(&text, 0..text.len(), &PLAIN);
+        assert_eq!(checked.is_ok(), whole, "{name}: check_module_range");
+    }
+}

@@ -246,8 +246,10 @@ impl Computation {
     /// keeping up to half its room unused).
     pub fn reserve(&mut self, instructions: usize) {
         self.graph.reserve_exact_nodes(instructions);
-        // About one operand per instruction is what real modules have (0.96 to 1.35).
-        self.graph.reserve_exact_edges(instructions);
+        // About one operand per instruction is what real modules have (0.96 to 1.35); room
+        // for half as many again spares most a doubling that would hold both rooms at once.
+        self.graph
+            .reserve_exact_edges(instructions.saturating_add(instructions / 2));
         self.order.links.reserve_exact(instructions);
         let graph = &self.graph;
         self.names

@@ -215,8 +215,10 @@ struct LineCounter {
 
 impl LineCounter {
     /// No computation is given room for more than this many instructions at once; a larger
-    /// one grows as a vector does.
-    const MAX_ROOM: usize = 1 << 16;
+    /// one grows as a vector does. Growing doubles the room and, while it copies, holds the
+    /// old room too: a computation just past this would take three times the room it needs.
+    /// Room never used is only reserved address space, which a process has plenty of.
+    const MAX_ROOM: usize = 1 << 22;
     /// An instruction line is longer than this (`  a = f32[] add(b, c)` is 23 bytes), so
     /// that a computation of blank lines is not given room for an instruction per byte.
     const MIN_LINE_BYTES: usize = 16;
@@ -573,19 +575,61 @@ impl<'s> ModuleLowering<'s> {
         Some((id, computation))
     }
 
+    /// For a caller that checks each instruction as soon as it is read (`crate::check`):
+    /// calls `visit` with the id the computation being read will take when it closes, that
+    /// computation as lowered so far, and a lookup of the computations above it by name.
+    /// `None`, without calling it, unless everything read so far lowered without error, each
+    /// operand named an instruction above its user, and nothing was written in place or
+    /// nested: only then is every instruction complete, with its operands, when its line
+    /// is read, and only then is the id known. [`ModuleLowering::finish`] reports the rest.
+    pub(crate) fn visit_open_computation<R>(
+        &mut self,
+        visit: impl FnOnce(
+            ComputationId,
+            &mut Computation,
+            &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+        ) -> R,
+    ) -> Option<R> {
+        let closed = &self.closed;
+        let open = self.open.as_mut()?;
+        let complete = closed.errors.is_empty()
+            && closed.in_place.is_empty()
+            && open.pending.is_empty()
+            && open.dropped.is_empty()
+            && open.in_place.is_empty()
+            && !open.out_of_order;
+        if !complete {
+            return None;
+        }
+        let id = ComputationId(closed.taken + closed.computations.len() as u32);
+        let names = &self.computation_ids;
+        let above = |name: &str| {
+            names
+                .get(name)
+                .map(|&(callee, _)| callee)
+                .filter(|callee| callee.0 < id.0)
+        };
+        Some(visit(id, &mut open.computation, &above))
+    }
+
     /// The computation read at the top level under `name` (the first, if the name was given
     /// twice).
     pub(crate) fn computation_named(&self, name: &str) -> Option<ComputationId> {
         self.computation_ids.get(name).map(|&(id, _)| id)
     }
 
-    /// Empties the memo of shapes and attribute texts once it holds more than a thousand or
-    /// so, for a caller that keeps memory bounded by the text rather than by the module:
-    /// the memo only saves time and shares allocations, so emptying it changes no result.
+    /// Empties the memo of shapes, or that of attribute texts, once it holds more than a
+    /// thousand or so, for a caller that keeps memory bounded by the text rather than by the
+    /// module: the memo only saves time and shares allocations, so emptying it changes no
+    /// result. They are emptied apart: metadata, unique to each line, fills the memo of
+    /// texts about once per line, while a few hundred shapes, each shared by many lines,
+    /// are most of a module's.
     pub(crate) fn trim_memo(&mut self) {
         const MEMO_ENTRIES: usize = 1024;
-        if self.memo.printed.len() + self.memo.shapes.len() > MEMO_ENTRIES {
+        if self.memo.printed.len() > MEMO_ENTRIES {
             self.memo.printed = FxHashMap::default();
+        }
+        if self.memo.shapes.len() > MEMO_ENTRIES {
             self.memo.shapes = FxHashMap::default();
         }
     }
@@ -593,9 +637,12 @@ impl<'s> ModuleLowering<'s> {
     /// Ends a lowering whose computations [`ModuleLowering::take_last_closed`] took away:
     /// the header attributes as canonical text and the entry's id, or `None` when the
     /// module has an error (which [`ModuleLowering::finish`] would report).
+    /// `header` is the header's attributes when the caller took the header from the parser
+    /// ([`lower_header`]), and the tree has none.
     pub(crate) fn finish_header(
         self,
         module: &ast::Module<'s>,
+        header: Option<Vec<TextAttribute>>,
     ) -> Option<(Vec<TextAttribute>, ComputationId)> {
         let closed = self.closed;
         let count = closed.taken + closed.computations.len() as u32;
@@ -606,6 +653,7 @@ impl<'s> ModuleLowering<'s> {
         let entry = self.entry.map_or(ComputationId(last), |(id, _)| id);
         let mut errors = Vec::new();
         let (attributes, _) = header_and_tables(module, &mut errors);
+        let attributes = header.unwrap_or(attributes);
         errors.is_empty().then_some((attributes, entry))
     }
 
@@ -779,20 +827,40 @@ impl<'s> ModuleLowering<'s> {
 
 /// The header's attributes as canonical text and the tables' text; their errors go to
 /// `errors`.
+/// The header's attributes as canonical text.
+fn header_attributes(
+    header: &ast::Header<'_>,
+    errors: &mut Vec<ModuleError>,
+) -> Vec<TextAttribute> {
+    check_unique_attributes(&header.attributes, errors);
+    let mut attributes = Vec::with_capacity(header.attributes.len());
+    for attribute in &header.attributes {
+        match print::attribute_value_text(attribute, 0) {
+            Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
+            Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
+        }
+    }
+    attributes
+}
+
+/// The header's attributes as canonical text, for a sink that takes the header from the
+/// parser as soon as it is read; `None` when it has an error ([`ModuleLowering::finish`]
+/// reports it).
+pub(crate) fn lower_header(header: &ast::Header<'_>) -> Option<Vec<TextAttribute>> {
+    let mut errors = Vec::new();
+    let attributes = header_attributes(header, &mut errors);
+    errors.is_empty().then_some(attributes)
+}
+
 fn header_and_tables(
     module: &ast::Module<'_>,
     errors: &mut Vec<ModuleError>,
 ) -> (Vec<TextAttribute>, String) {
-    let mut attributes = Vec::new();
-    if let Some(header) = &module.header {
-        check_unique_attributes(&header.attributes, errors);
-        for attribute in &header.attributes {
-            match print::attribute_value_text(attribute, 0) {
-                Ok(value) => attributes.push(TextAttribute::new(attribute.name.text, &value)),
-                Err(e) => errors.extend(e.into_iter().map(ModuleError::from)),
-            }
-        }
-    }
+    let attributes = module
+        .header
+        .as_ref()
+        .map(|header| header_attributes(header, errors))
+        .unwrap_or_default();
     errors.extend(super::tables::check(&module.tables));
     let tables = print::tables_text(&module.tables).unwrap_or_else(|e| {
         errors.extend(e.into_iter().map(ModuleError::from));
@@ -1761,6 +1829,6 @@ mod line_counter_tests {
             "  ROOT p = f32[] parameter(0)\n".repeat(100_000)
         );
         let room = LineCounter::default().instructions_from(&text, 0).unwrap();
-        assert_eq!(room, LineCounter::MAX_ROOM);
+        assert_eq!(room, 100_000);
     }
 }

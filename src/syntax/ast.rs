@@ -216,6 +216,12 @@ pub struct ComputationHead<'s> {
 /// `begin_computation`, then `instruction` for each line, then `end_computation`; after a
 /// syntax error the sequence may be cut short, and the parse as a whole fails.
 pub trait Sink<'s> {
+    /// The module's header, read before anything else. A sink may take it (and return
+    /// `None`): then it is not held, with all its attributes, on the parser's stack until the
+    /// module's end. By default it stays in the tree.
+    fn header(&mut self, header: Box<Header<'s>>) -> Option<Box<Header<'s>>> {
+        Some(header)
+    }
     fn begin_computation(&mut self, head: ComputationHead<'s>);
     fn instruction(&mut self, instruction: Instruction<'s>);
     /// `attributes` are those after the closing brace; `end` is where the computation ends.

@@ -40,15 +40,21 @@ fn wrapped_op(module: &Indexed<'_>, instruction: &Instruction) -> Option<Opcode>
     module.callee(callee).root.map(|(opcode, _)| opcode.clone())
 }
 
+/// The attributes of an async op that the checks of the later parts of its chain read: the
+/// computation it wraps and its thread.
+pub(super) const READ_BY_LATER_PARTS: [&str; 2] = [CALLS, THREAD];
+const CALLS: &str = "calls";
+const THREAD: &str = "async_execution_thread";
+
 fn calls(instruction: &Instruction) -> Option<&str> {
     instruction
-        .attribute("calls")
+        .attribute(CALLS)
         .map(|c| c.trim().trim_start_matches('%'))
 }
 
 fn thread(instruction: &Instruction) -> Option<&str> {
     instruction
-        .attribute("async_execution_thread")
+        .attribute(THREAD)
         .map(|t| t.trim().trim_matches('"'))
 }
 

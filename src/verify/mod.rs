@@ -34,7 +34,9 @@ use std::collections::HashMap;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module, TextAttribute};
+use crate::ir::module::{
+    Computation, ComputationId, InstrId, Instruction, Module, Payload, TextAttribute,
+};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
 use crate::syntax::ast::Span;
@@ -95,7 +97,7 @@ pub fn verify_on(
         module,
         min_instructions,
         false,
-        &|computation, _, _, errors| structure(computation, errors),
+        &|computation, _, _, errors| structure(computation, |_| true, errors),
     );
     // Meaning is checked only on a sound graph: a cycle would make it loop.
     if errors.is_empty() {
@@ -325,26 +327,73 @@ impl Signature {
 /// Checks `computation` alone, as [`verify`] would check it in a whole module, for a caller
 /// that checks computations one at a time as they are read: its callees come before it, and
 /// `signatures` holds those above it, by id; `find` finds one by name (the first of a
-/// duplicated name). The meaning of a computation whose structure is unsound is not
-/// checked; its structure errors are returned.
+/// duplicated name). Instructions whose index is below `checked_before` had
+/// [`verify_instruction`] as they were read and are not checked again. The meaning of a
+/// computation whose structure is unsound is not checked; its structure errors are
+/// returned.
 pub(crate) fn verify_computation(
     computation: &Computation,
     signatures: &[Signature],
     find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
     options: &VerifyOptions,
+    checked_before: usize,
 ) -> Vec<VerifyError> {
     let mut errors = Vec::new();
-    structure(computation, &mut errors);
+    let unchecked = |id: &&InstrId| id.index() >= checked_before;
+    structure(computation, unchecked, &mut errors);
     if errors.is_empty() {
         let indexed = Indexed {
             callees: Callees::Signatures { signatures, find },
         };
         parameters(computation, &mut errors);
-        for &id in computation.order() {
+        for &id in computation.order().iter().filter(unchecked) {
             instruction(&indexed, computation, id, options, &mut errors);
         }
     }
     errors
+}
+
+/// Checks instruction `id` of a computation still being read, as [`verify_computation`]
+/// checks it once the computation is whole, for a caller that checks each instruction as
+/// soon as it is read. That gives the same answer only when every operand is already an
+/// instruction above it, with its shape, so that `id` is complete: its operands, its
+/// attributes and its shape are all its checks read, with the shapes and opcodes of its
+/// operands, and the `calls` and thread of the async ops its chain continues.
+pub(crate) fn verify_instruction(
+    computation: &Computation,
+    id: InstrId,
+    signatures: &[Signature],
+    find: &(dyn Fn(&str) -> Option<ComputationId> + Sync),
+    options: &VerifyOptions,
+) -> Vec<VerifyError> {
+    let mut errors = Vec::new();
+    operand_structure(computation, id, &mut errors);
+    if errors.is_empty() {
+        let indexed = Indexed {
+            callees: Callees::Signatures { signatures, find },
+        };
+        instruction(&indexed, computation, id, options, &mut errors);
+    }
+    errors
+}
+
+/// Drops from an instruction that [`verify_instruction`] has checked what no check of
+/// another instruction, nor its computation's [`Signature`], reads: every attribute but the
+/// `calls` and thread that the later parts of an async chain compare with theirs, a
+/// constant's literal and the compact tuple-element paths. What stays is about a graph node.
+pub(crate) fn keep_what_later_checks_read(instruction: &mut Instruction) {
+    if !instruction.attributes.is_empty() {
+        instruction.attributes = std::mem::take(&mut instruction.attributes)
+            .into_iter()
+            .filter(|a| asynchronous::READ_BY_LATER_PARTS.contains(&&*a.name))
+            .collect();
+    }
+    if matches!(instruction.payload, Payload::Literal(_)) {
+        instruction.payload = Payload::None;
+    }
+    if !instruction.tuple_paths.is_empty() {
+        instruction.tuple_paths = Default::default();
+    }
 }
 
 /// The names the `async-start`s of `computation` call, for the rule that a wrapped
@@ -507,7 +556,13 @@ fn slots_are_dense(slots: impl Iterator<Item = u32>, count: usize) -> bool {
     sorted.iter().enumerate().all(|(i, &slot)| slot == i as u32)
 }
 
-fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
+/// The structure of `computation`: its root, that it has no cycle, and the operands of the
+/// instructions `which` selects.
+fn structure(
+    computation: &Computation,
+    which: impl Fn(&&InstrId) -> bool,
+    errors: &mut Vec<VerifyError>,
+) {
     let Some(root) = computation.root() else {
         errors.push(VerifyError::new(
             computation,
@@ -530,47 +585,52 @@ fn structure(computation: &Computation, errors: &mut Vec<VerifyError>) {
             "the instruction depends on itself",
         ));
     }
-    for &id in computation.order() {
-        let slots = || {
-            computation
-                .graph()
-                .edges_directed(id, petgraph::Direction::Incoming)
-                .map(|e| *e.weight())
-        };
-        let operand_count = slots().count();
-        if !slots_are_dense(slots(), operand_count) {
-            let mut found: Vec<u32> = slots().collect();
-            found.sort_unstable();
-            errors.push(VerifyError::new(
-                computation,
-                Some(id),
-                format!("operand slots must be 0..{operand_count} each once, found {found:?}"),
-            ));
-        }
-        let instruction = computation.instruction(id);
-        let arity = instruction.opcode.arity();
-        let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
-            || attributes::async_sugar(&instruction.opcode)
-                .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
-        if continues_async && operand_count == 0 {
-            errors.push(VerifyError::new(
-                computation,
-                Some(id),
-                format!(
-                    "No operand found for AsyncUpdate and AsyncDone: `{}` takes the async op \
-                     it continues as its operand",
-                    instruction.opcode
-                ),
-            ));
-        } else if !arity.accepts(operand_count) {
-            errors.push(VerifyError::new(
-                computation,
-                Some(id),
-                format!(
-                    "`{}` takes {arity}, found {operand_count}",
-                    instruction.opcode
-                ),
-            ));
-        }
+    for &id in computation.order().iter().filter(which) {
+        operand_structure(computation, id, errors);
+    }
+}
+
+/// Operand slots are dense and their count fits the opcode.
+fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<VerifyError>) {
+    let slots = || {
+        computation
+            .graph()
+            .edges_directed(id, petgraph::Direction::Incoming)
+            .map(|e| *e.weight())
+    };
+    let operand_count = slots().count();
+    if !slots_are_dense(slots(), operand_count) {
+        let mut found: Vec<u32> = slots().collect();
+        found.sort_unstable();
+        errors.push(VerifyError::new(
+            computation,
+            Some(id),
+            format!("operand slots must be 0..{operand_count} each once, found {found:?}"),
+        ));
+    }
+    let instruction = computation.instruction(id);
+    let arity = instruction.opcode.arity();
+    let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
+        || attributes::async_sugar(&instruction.opcode)
+            .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
+    if continues_async && operand_count == 0 {
+        errors.push(VerifyError::new(
+            computation,
+            Some(id),
+            format!(
+                "No operand found for AsyncUpdate and AsyncDone: `{}` takes the async op \
+                 it continues as its operand",
+                instruction.opcode
+            ),
+        ));
+    } else if !arity.accepts(operand_count) {
+        errors.push(VerifyError::new(
+            computation,
+            Some(id),
+            format!(
+                "`{}` takes {arity}, found {operand_count}",
+                instruction.opcode
+            ),
+        ));
     }
 }
