@@ -17,14 +17,12 @@
 //! invalid one twice. A large module is parsed on one thread and lowered and verified on a
 //! second, which the parser hands what it reads in batches.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-
 use rustc_hash::FxHashSet;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, TextAttribute};
 use crate::lower::ModuleLowering;
 use crate::syntax::ast;
+use crate::syntax::handoff::{self, HandOffOptions};
 use crate::verify::{self, Signature, VerifyOptions};
 use crate::Error;
 
@@ -67,122 +65,26 @@ pub fn check_on(
     options: &VerifyOptions,
     min_bytes: usize,
 ) -> Option<bool> {
-    let invalid = AtomicBool::new(false);
     let inline = || {
-        let mut sink = Streaming::new(text, *options, &invalid);
+        let mut sink = Streaming::new(text, *options);
         let tree = crate::syntax::parse_module_into(text, range.clone(), &mut sink).ok();
         sink.conclude(tree.as_ref())
     };
     if range.len() < min_bytes {
         return inline();
     }
-    std::thread::scope(|scope| {
-        // Room for two batches: the parser stays at most that far ahead.
-        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'_>>>(1);
-        let invalid = &invalid;
-        let spawned = std::thread::Builder::new()
-            .name("check-lower-verify".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let mut sink = Streaming::new(text, *options, invalid);
-                for batch in receiver {
-                    for event in batch {
-                        event.replay(&mut sink);
-                    }
-                    if sink.verdict != Verdict::Valid {
-                        invalid.store(true, Ordering::Relaxed);
-                    }
-                }
-                sink
-            });
-        let Ok(handle) = spawned else {
-            // No thread to be had: this one does it all.
-            return inline();
-        };
-        let mut forward = Forward {
-            sender,
-            invalid,
-            batch: Vec::with_capacity(BATCH_EVENTS),
-        };
-        let tree = crate::syntax::parse_module_into(text, range.clone(), &mut forward).ok();
-        let Forward { sender, batch, .. } = forward;
-        if !batch.is_empty() {
-            // A second thread that has gone has found an error or failed; the join says.
-            let _ = sender.send(batch);
-        }
-        // Dropping the sender ends the second thread's loop.
-        drop(sender);
-        let sink = handle.join().ok()?;
-        sink.conclude(tree.as_ref())
-    })
-}
-
-/// What the parser hands a sink, kept to be handed over again on another thread.
-enum Event<'s> {
-    Header(Box<ast::Header<'s>>),
-    Begin(ast::ComputationHead<'s>),
-    Instruction(ast::Instruction<'s>),
-    End(Vec<ast::Attribute<'s>>, usize),
-}
-
-impl<'s> Event<'s> {
-    fn replay(self, sink: &mut dyn ast::Sink<'s>) {
-        match self {
-            Event::Header(header) => {
-                // The sink that replays takes it.
-                let _ = sink.header(header);
-            }
-            Event::Begin(head) => sink.begin_computation(head),
-            Event::Instruction(instruction) => sink.instruction(instruction),
-            Event::End(attributes, end) => sink.end_computation(attributes, end),
-        }
-    }
-}
-
-/// Events go over in batches of this many: handing over each alone costs more than
-/// lowering it.
-const BATCH_EVENTS: usize = 128;
-
-/// The parsing thread's sink: gathers events and sends them in batches to the thread that
-/// lowers and verifies, and stops sending once that one has found an error.
-struct Forward<'s, 'f> {
-    sender: mpsc::SyncSender<Vec<Event<'s>>>,
-    invalid: &'f AtomicBool,
-    batch: Vec<Event<'s>>,
-}
-
-impl<'s> Forward<'s, '_> {
-    fn push(&mut self, event: Event<'s>) {
-        if self.invalid.load(Ordering::Relaxed) {
-            return;
-        }
-        self.batch.push(event);
-        if self.batch.len() >= BATCH_EVENTS {
-            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_EVENTS));
-            if self.sender.send(batch).is_err() {
-                // The other thread has gone; the join finds out why.
-                self.invalid.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-impl<'s> ast::Sink<'s> for Forward<'s, '_> {
-    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
-        self.push(Event::Header(header));
-        None
-    }
-
-    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
-        self.push(Event::Begin(head));
-    }
-
-    fn instruction(&mut self, instruction: ast::Instruction<'s>) {
-        self.push(Event::Instruction(instruction));
-    }
-
-    fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
-        self.push(Event::End(attributes, end));
+    let handed_over = handoff::parse_handing_over(
+        text,
+        range.clone(),
+        Streaming::new(text, *options),
+        HandOffOptions { takes_header: true },
+        // Once an error is found, the parser need send nothing more.
+        |sink: &Streaming<'_>| sink.verdict != Verdict::Valid,
+    );
+    match handed_over {
+        Some((tree, sink)) => sink.conclude(tree.ok().as_ref()),
+        // No thread to be had: this one does it all.
+        None => inline(),
     }
 }
 
@@ -197,9 +99,9 @@ enum Verdict {
 
 /// Lowers computations as the parser hands them over, verifies each and keeps only its
 /// signature.
-struct Streaming<'s, 'f> {
+struct Streaming<'s> {
     lowering: ModuleLowering<'s>,
-    checker: Checker<'f>,
+    checker: Checker,
     verdict: Verdict,
     /// The header's attributes, lowered as soon as it is read: its tree, on the parser's
     /// stack to the end, would take up to twenty times its text.
@@ -213,11 +115,11 @@ struct Streaming<'s, 'f> {
     one_by_one: bool,
 }
 
-impl<'s, 'f> Streaming<'s, 'f> {
-    fn new(text: &'s str, options: VerifyOptions, invalid: &'f AtomicBool) -> Streaming<'s, 'f> {
+impl<'s> Streaming<'s> {
+    fn new(text: &'s str, options: VerifyOptions) -> Streaming<'s> {
         Streaming {
             lowering: ModuleLowering::new(text),
-            checker: Checker::new(options, invalid),
+            checker: Checker::new(options),
             verdict: Verdict::Valid,
             header: None,
             checked_before: 0,
@@ -251,7 +153,7 @@ impl<'s, 'f> Streaming<'s, 'f> {
     }
 }
 
-impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
+impl<'s> ast::Sink<'s> for Streaming<'s> {
     fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
         self.header = crate::lower::module::lower_header(&header);
         if self.header.is_none() {
@@ -300,7 +202,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
     }
 }
 
-impl Streaming<'_, '_> {
+impl Streaming<'_> {
     /// Checks the instructions the last line added, each as soon as it is complete, and
     /// drops what no later check reads of them: a computation that is mostly one then
     /// takes about a graph node per instruction, not its whole IR.
@@ -330,7 +232,7 @@ impl Streaming<'_, '_> {
 }
 
 /// Verifies computations in the order they are read, keeping each one's signature.
-struct Checker<'f> {
+struct Checker {
     options: VerifyOptions,
     /// Of the computations checked, by id.
     signatures: Vec<Signature>,
@@ -339,19 +241,16 @@ struct Checker<'f> {
     valid: bool,
     /// A computation came with an id other than the next: this way cannot tell.
     out_of_step: bool,
-    /// Raised on the first error, for the reader to stop.
-    invalid: &'f AtomicBool,
 }
 
-impl<'f> Checker<'f> {
-    fn new(options: VerifyOptions, invalid: &'f AtomicBool) -> Checker<'f> {
+impl Checker {
+    fn new(options: VerifyOptions) -> Checker {
         Checker {
             options,
             signatures: Vec::new(),
             async_callees: FxHashSet::default(),
             valid: true,
             out_of_step: false,
-            invalid,
         }
     }
 
@@ -379,9 +278,6 @@ impl<'f> Checker<'f> {
         for callee in verify::async_start_callees(computation) {
             self.valid &= self.async_callees.insert(callee.to_string());
         }
-        if !self.valid {
-            self.invalid.store(true, Ordering::Relaxed);
-        }
         self.signatures.push(Signature::of(computation));
     }
 
@@ -405,7 +301,6 @@ impl<'f> Checker<'f> {
         );
         if !errors.is_empty() {
             self.valid = false;
-            self.invalid.store(true, Ordering::Relaxed);
         }
     }
 

@@ -27,9 +27,10 @@
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //! - Large inputs use two threads and give exactly what one thread gives. A module of
 //!   [`syntax::PARALLEL_MIN_BYTES`] or more is parsed and lowered in two halves, cut where a
-//!   computation starts; the cut is taken only when each half parses on its own as
-//!   computations of one module, and otherwise the whole is parsed in one pass
-//!   (`tests/two_threads.rs` cuts small inputs at every line and compares). A module of
+//!   computation starts near the middle; the cut is taken only when each half parses on its
+//!   own as computations of one module. Otherwise one thread parses and hands what it reads
+//!   to the other, which lowers it in the same order (`tests/two_threads.rs` cuts small
+//!   inputs at every line, hands every input over, and compares). A module of
 //!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
 //!   its errors reported in computation order.
 //! - [`check`] verifies a module one instruction and one computation at a time as it is
@@ -129,6 +130,34 @@ pub fn parse_module_range_at(
     )
 }
 
+/// Parses `text[range]` on this thread while a second one lowers what it reads; `None` when
+/// no second thread was to be had. Whenever it gives a module, it is the module
+/// [`parse_module_range`] gives.
+#[doc(hidden)]
+pub fn parse_module_range_handed_over(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Option<Result<ir::Module, Vec<Error>>> {
+    let (tree, lowering) = syntax::handoff::parse_handing_over(
+        text,
+        range,
+        lower::ModuleLowering::new(text),
+        syntax::handoff::HandOffOptions {
+            takes_header: false,
+        },
+        |_| false,
+    )?;
+    let tree = match tree {
+        Ok(tree) => tree,
+        Err(errors) => return Some(Err(errors.into_iter().map(Error::from).collect())),
+    };
+    let lowered = match tree.instruction {
+        Some(_) => lower::lower_module(&tree),
+        None => lowering.finish(&tree),
+    };
+    Some(lowered.map_err(|errors| errors.into_iter().map(Error::from).collect()))
+}
+
 /// Parses a module and prints it canonically (see [`mod@print`]). Every error found is returned,
 /// each with a span into `text`.
 pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
@@ -160,9 +189,9 @@ pub fn parse_module_range(
     parse_module_range_cut(text, range, syntax::PARALLEL_MIN_BYTES)
 }
 
-/// [`parse_module_range`], parsing and lowering in two halves on two threads when the text
-/// is at least `min_bytes` long and has a place to cut; the result is the same either way,
-/// which tests check with a small `min_bytes`.
+/// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
+/// halves when it has a place to cut near its middle, else parsing on one while the other
+/// lowers; the result is the same every way, which tests check with a small `min_bytes`.
 #[doc(hidden)]
 pub fn parse_module_range_cut(
     text: &str,
@@ -170,8 +199,17 @@ pub fn parse_module_range_cut(
     min_bytes: usize,
 ) -> Result<ir::Module, Vec<Error>> {
     let cut = syntax::cut_point(text, range.clone(), min_bytes);
-    if let Some(lowered) = cut.and_then(|cut| parse_module_range_at(text, range.clone(), cut)) {
+    let balanced = cut.filter(|&cut| syntax::halves_are_balanced(range.clone(), cut));
+    if let Some(lowered) = balanced.and_then(|cut| parse_module_range_at(text, range.clone(), cut))
+    {
         return lowered;
+    }
+    // No cut, or one that would leave one thread most of the work (a module that is mostly
+    // one computation): one thread parses while the other lowers.
+    if range.len() >= min_bytes.max(1) {
+        if let Some(lowered) = parse_module_range_handed_over(text, range.clone()) {
+            return lowered;
+        }
     }
     // Computations are lowered as they are parsed, so the whole syntax tree never exists.
     let mut lowering = lower::ModuleLowering::new(text);

@@ -1,7 +1,8 @@
 //! Large modules are parsed in two halves on two threads, cut at a guessed computation
 //! boundary. The halves are taken only when each parses on its own, and then the module must
 //! be exactly the one a single pass gives: these tests cut small inputs at every line and
-//! compare, and parse the corpus both ways. Large modules are verified on two threads too,
+//! compare, and parse the corpus both ways. A module without a cut near its middle is
+//! parsed on one thread and lowered on the other, which must give the same again. Large modules are verified on two threads too,
 //! and must give the errors one thread gives, in the same order.
 
 mod common;
@@ -104,6 +105,48 @@ fn tricky_cuts_fall_back_or_agree() {
     }
     // Names and ENTRYs given in both halves are reported as one pass reports them.
     assert!(every_cut_agrees(&dir.join("duplicates.hlo")) > 0);
+}
+
+/// Parsing on one thread while the other lowers gives what one pass gives, module or errors,
+/// for every small input and every corpus module, whichever way `parse_module_range` would
+/// have read it.
+#[test]
+fn lowering_on_a_second_thread_gives_what_one_pass_gives() {
+    let mut files = inputs();
+    let mut compared_corpus = 0;
+    for folder in [
+        "large",
+        "xla-tests",
+        "jax",
+        "xla-parser-tests",
+        "xla-parser-bad",
+    ] {
+        if let Some(dir) = common::corpus_dir(folder) {
+            let found = common::files(&dir, "hlo");
+            compared_corpus += found.len();
+            files.extend(found);
+        }
+    }
+    let mut errors = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        for range in hlo_layout::syntax::split_modules(&text) {
+            let one_pass = ir_outcome(hlo_layout::parse_module_range_cut(
+                &text,
+                range.clone(),
+                usize::MAX,
+            ));
+            let handed_over = hlo_layout::parse_module_range_handed_over(&text, range.clone())
+                .unwrap_or_else(|| panic!("{}: no second thread", path.display()));
+            errors += usize::from(handed_over.is_err());
+            assert_eq!(ir_outcome(handed_over), one_pass, "{}", path.display());
+        }
+    }
+    // Inputs with errors are compared too, not only valid modules.
+    assert!(errors > 10, "only {errors} inputs with errors");
+    if compared_corpus == 0 {
+        println!("../shared/corpus not found: only tests/inputs were compared");
+    }
 }
 
 #[test]
