@@ -465,13 +465,14 @@ fn instruction(
             ));
         }
     }
-    for message in semantic::check(computation, id) {
+    let operand_ids = computation.operands(id);
+    for message in semantic::check(computation, id, &operand_ids) {
         push(message);
     }
     for message in asynchronous::check(module, computation, id) {
         push(message);
     }
-    let Some(operands) = shapes::operand_shapes(computation, id) else {
+    let Some(operands) = shapes::operand_shapes_of(computation, id, &operand_ids) else {
         // A compact tuple-element path that leads nowhere is reported above.
         return;
     };

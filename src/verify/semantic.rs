@@ -51,10 +51,9 @@ fn unbrace(text: &str) -> &str {
 }
 
 /// Every problem with one instruction's special rules.
-pub fn check(computation: &Computation, id: InstrId) -> Vec<String> {
+pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Vec<String> {
     let instruction = computation.instruction(id);
     let mut errors = Vec::new();
-    let operands = computation.operands(id);
 
     // Compact tuple-element operands `%t#1#0` must walk into tuples.
     for (slot, path) in &instruction.tuple_paths {

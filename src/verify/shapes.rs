@@ -15,12 +15,20 @@ use crate::ir::shape_inference as infer;
 /// operand (`%t#1`) stands for that element. `None` when the path leads nowhere (reported
 /// elsewhere).
 pub fn operand_shapes(computation: &Computation, id: InstrId) -> Option<Vec<&Shape>> {
+    operand_shapes_of(computation, id, &computation.operands(id))
+}
+
+/// [`operand_shapes`], given the operands of `id` in slot order.
+pub(crate) fn operand_shapes_of<'c>(
+    computation: &'c Computation,
+    id: InstrId,
+    operands: &[InstrId],
+) -> Option<Vec<&'c Shape>> {
     let instruction = computation.instruction(id);
-    computation
-        .operands(id)
-        .into_iter()
+    operands
+        .iter()
         .enumerate()
-        .map(|(slot, operand)| {
+        .map(|(slot, &operand)| {
             let shape: &Shape = &computation.instruction(operand).shape;
             match instruction
                 .tuple_paths
