@@ -214,3 +214,94 @@ fn verifying_on_two_threads_gives_what_one_gives() {
     // Errors cut across the threads are what the comparison is for.
     assert!(with_errors >= 5, "only {with_errors} modules with errors");
 }
+
+/// `syntax::cut_point` as first written: a plain scan of every three-byte window, forward
+/// from the middle and backward from it. The searches it now makes with memchr must find
+/// the same cut.
+fn cut_point_by_windows(text: &str, min_bytes: usize) -> Option<usize> {
+    if text.len() < min_bytes.max(2) {
+        return None;
+    }
+    let middle = text.len() / 2;
+    let computation_after = |at: usize| {
+        let after = at + 3;
+        let rest = &text[after..];
+        let blank = rest.len() - rest.trim_start_matches(['\n', '\r', ' ', '\t']).len();
+        let line_start = rest[..blank].rfind('\n').map_or(0, |n| n + 1);
+        let starts = rest[line_start..]
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'%');
+        starts.then_some(after + line_start)
+    };
+    let bytes = text.as_bytes();
+    let closing = |window: &[u8]| window == b"\n}\n";
+    let after_middle = (middle..bytes.len().saturating_sub(2))
+        .filter(|&at| closing(&bytes[at..at + 3]))
+        .find_map(computation_after);
+    let before_middle = (0..middle.min(bytes.len().saturating_sub(2)))
+        .rev()
+        .filter(|&at| closing(&bytes[at..at + 3]))
+        .find_map(computation_after);
+    [after_middle, before_middle]
+        .into_iter()
+        .flatten()
+        .min_by_key(|cut| cut.abs_diff(middle))
+}
+
+mod cut_point_oracle {
+    use proptest::prelude::*;
+
+    /// Texts of pieces that make and break `\n}\n` cuts: closing lines, blank lines,
+    /// computation starts, and the braces of layouts and attributes.
+    fn pieces() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("\n"),
+            Just("}"),
+            Just("\n}\n"),
+            Just("\n}\n\n"),
+            Just("%c {"),
+            Just("ENTRY e {"),
+            Just("_x {"),
+            Just("  a = f32[2]{0} add(b, c)"),
+            Just(" "),
+            Just("\t"),
+            Just("{"),
+            Just("1"),
+            Just("}}"),
+        ];
+        proptest::collection::vec(piece, 0..60).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn cut_point_finds_what_a_plain_scan_finds(text in pieces()) {
+            prop_assert_eq!(
+                hlo_layout::syntax::cut_point(&text, 0..text.len(), 0),
+                super::cut_point_by_windows(&text, 0)
+            );
+        }
+    }
+}
+
+#[test]
+fn cut_point_finds_what_a_plain_scan_finds_over_the_corpus() {
+    let mut compared = 0;
+    for folder in ["large", "xla-tests", "jax", "xla-parser-tests"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(
+                hlo_layout::syntax::cut_point(&text, 0..text.len(), 0),
+                cut_point_by_windows(&text, 0),
+                "{}",
+                path.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} files");
+}

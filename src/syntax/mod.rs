@@ -134,28 +134,26 @@ pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) 
         starts.then_some(after + line_start)
     };
     let bytes = text.as_bytes();
-    let closing = |window: &[u8]| window == b"\n}\n";
+    // The search runs before either thread starts, over up to half the text each way: a
+    // byte-by-byte scan of megabytes cost a tenth of parsing gemma2 (callgrind).
+    let forward = memchr::memmem::Finder::new(b"\n}\n");
     let mut after_middle = None;
     let mut from = middle;
-    while let Some(found) = bytes
-        .get(from..)
-        .and_then(|rest| rest.windows(3).position(closing))
-    {
+    while let Some(found) = bytes.get(from..).and_then(|rest| forward.find(rest)) {
         if let Some(cut) = computation_after(from + found) {
             after_middle = Some(cut);
             break;
         }
         from += found + 1;
     }
-    let mut before_middle = None;
-    let mut to = (middle + 2).min(bytes.len());
-    while let Some(found) = bytes[..to].windows(3).rposition(closing) {
-        if let Some(cut) = computation_after(found) {
-            before_middle = Some(cut);
-            break;
-        }
-        to = found + 2;
-    }
+    // Backwards, `\n}\n` wholly before `middle + 2`, nearest first. memchr finds a byte
+    // backwards at SIMD speed; its reverse substring search does not.
+    let end = (middle + 1).min(bytes.len());
+    let before_middle = memchr::memrchr_iter(b'}', &bytes[..end])
+        .filter(|&brace| {
+            brace > 0 && bytes[brace - 1] == b'\n' && bytes.get(brace + 1) == Some(&b'\n')
+        })
+        .find_map(|brace| computation_after(brace - 1));
     let distance = |cut: &usize| cut.abs_diff(middle);
     [after_middle, before_middle]
         .into_iter()
