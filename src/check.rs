@@ -199,7 +199,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
         };
         // The computations above this one, by name, as lowering has them.
         let lowering = &self.lowering;
-        let find = |name: &str| lowering.computation_named(name).filter(|c| c.0 < id.0);
+        let find = |name: &str| lowering.computation_above(name, id);
         self.checker
             .check(id, &computation, &find, self.checked_before);
         if !self.checker.valid {

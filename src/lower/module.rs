@@ -252,6 +252,18 @@ impl LineCounter {
     }
 }
 
+/// The computation `names` gives for `name`, if it is above computation `id`.
+fn computation_above(
+    names: &FxHashMap<&str, (ComputationId, Span)>,
+    name: &str,
+    id: ComputationId,
+) -> Option<ComputationId> {
+    names
+        .get(name)
+        .map(|&(callee, _)| callee)
+        .filter(|callee| callee.0 < id.0)
+}
+
 /// What lowering has finished: closed computations, and what waits for the module's end.
 #[derive(Default)]
 struct Closed<'s> {
@@ -603,19 +615,14 @@ impl<'s> ModuleLowering<'s> {
         }
         let id = ComputationId(closed.taken + closed.computations.len() as u32);
         let names = &self.computation_ids;
-        let above = |name: &str| {
-            names
-                .get(name)
-                .map(|&(callee, _)| callee)
-                .filter(|callee| callee.0 < id.0)
-        };
+        let above = |name: &str| computation_above(names, name, id);
         Some(visit(id, &mut open.computation, &above))
     }
 
     /// The computation read at the top level under `name` (the first, if the name was given
-    /// twice).
-    pub(crate) fn computation_named(&self, name: &str) -> Option<ComputationId> {
-        self.computation_ids.get(name).map(|&(id, _)| id)
+    /// twice), if it is above computation `id`.
+    pub(crate) fn computation_above(&self, name: &str, id: ComputationId) -> Option<ComputationId> {
+        computation_above(&self.computation_ids, name, id)
     }
 
     /// Empties the memo of shapes, or that of attribute texts, once it holds more than a
