@@ -44,7 +44,7 @@ pub use report::{AssignReport, PaddingOffender};
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::bitcast::{is_bitcast, Correspondence};
 use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module};
@@ -105,13 +105,23 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
         shapes: FxHashSet::default(),
+        derived: FxHashMap::default(),
+        bitcasts: FxHashMap::default(),
     };
     check_bitcasts(module)?;
     materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
-    let given = entry_parameter_shapes(module, target);
-    let result_layout = given_result_shape(module, target);
+    // The header is read once: the pass changes only the instructions until the end.
+    let written = module
+        .attribute("entry_computation_layout")
+        .and_then(entry_layout);
+    let given = entry_parameter_shapes(module, written.as_ref(), target);
+    let result_layout = given_result_shape(module, written.as_ref(), target);
+    let given = given
+        .into_iter()
+        .map(|shape| assigner.shared(shape))
+        .collect();
     assigner.computation(module, entry, given)?;
     // Computations nobody reached through a call site (reducers, comparators) keep their
     // own parameter layouts, tiled.
@@ -122,6 +132,10 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
                 .parameters()
                 .iter()
                 .map(|&(_, p)| complete_tiles(&computation.instruction(p).shape, target))
+                .collect::<Vec<_>>();
+            let parameters = parameters
+                .into_iter()
+                .map(|shape| assigner.shared(shape))
                 .collect();
             assigner.computation(module, id, parameters)?;
         }
@@ -136,7 +150,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
     for computation in &mut module.computations {
         computation.restore_def_before_use();
     }
-    update_entry_computation_layout(module);
+    update_entry_computation_layout(module, written);
     assigner.report.measure(module, target);
     Ok(assigner.report)
 }
@@ -155,7 +169,7 @@ enum State {
     Pending,
     InProgress,
     /// Assigned, with the parameter shapes it was assigned for.
-    Done(Vec<Shape>),
+    Done(Vec<Arc<Shape>>),
 }
 
 /// A computation being assigned: its print order and how far through it the assigner is.
@@ -163,13 +177,28 @@ struct Frame {
     id: ComputationId,
     order: Vec<InstrId>,
     next: usize,
-    parameters: Vec<Shape>,
+    parameters: Vec<Arc<Shape>>,
 }
 
 /// A callee to assign, for these parameter shapes, before its caller can go on.
 struct Callee {
     id: ComputationId,
-    parameters: Vec<Shape>,
+    parameters: Vec<Arc<Shape>>,
+}
+
+/// What an instruction's assigned shape is derived from, besides the shape it is derived
+/// from: see [`Assigner::derived`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Derivation {
+    /// The layout this pass prefers for every array ([`Assigner::free_result`]).
+    Free,
+    /// Arrays of `rank` take `minor_to_major`; others are free.
+    Leader {
+        rank: usize,
+        minor_to_major: Vec<i64>,
+    },
+    /// Element `index` of a tuple.
+    Element(usize),
 }
 
 struct Assigner<'t> {
@@ -181,15 +210,24 @@ struct Assigner<'t> {
     /// One allocation per distinct assigned shape, shared by every instruction that has it:
     /// a module has a few hundred distinct shapes for tens of thousands of instructions.
     shapes: FxHashSet<Arc<Shape>>,
+    /// Assigned shapes already derived, by the address of the shape they were derived from
+    /// and how. A module asks the same few hundred questions of its shared shapes tens of
+    /// thousands of times. Each entry holds its source, so that no address is reused while
+    /// it is a key.
+    derived: FxHashMap<(usize, Derivation), (Arc<Shape>, Arc<Shape>)>,
+    /// [`is_bitcast`] of a reshape or transpose, by the addresses of its operand's and result's
+    /// shapes and the transpose's permutation; each entry holds both shapes.
+    bitcasts: FxHashMap<(usize, usize, Option<Vec<i64>>), (Arc<Shape>, Arc<Shape>, bool)>,
 }
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
 /// the parameters' own; tiled by the target where no tiles were given.
-fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
-    let from_header = module
-        .attribute("entry_computation_layout")
-        .and_then(entry_layout)
-        .map(|(parameters, _)| parameters);
+fn entry_parameter_shapes(
+    module: &Module,
+    written: Option<&(Vec<Shape>, Shape)>,
+    target: &Target,
+) -> Vec<Shape> {
+    let from_header = written.map(|(parameters, _)| parameters);
     let entry = module.entry();
     let own: Vec<Shape> = entry
         .parameters()
@@ -203,7 +241,7 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
                 && parameters.iter().zip(&own).all(|(a, b)| compatible(a, b)) =>
         {
             own.iter()
-                .zip(&parameters)
+                .zip(parameters)
                 .map(|(own, given)| with_layouts(own, given))
                 .collect()
         }
@@ -212,14 +250,16 @@ fn entry_parameter_shapes(module: &Module, target: &Target) -> Vec<Shape> {
     shapes.iter().map(|s| complete_tiles(s, target)).collect()
 }
 
-fn given_result_shape(module: &Module, target: &Target) -> Option<Shape> {
-    let (_, result) = module
-        .attribute("entry_computation_layout")
-        .and_then(entry_layout)?;
+fn given_result_shape(
+    module: &Module,
+    written: Option<&(Vec<Shape>, Shape)>,
+    target: &Target,
+) -> Option<Shape> {
+    let (_, result) = written?;
     let entry = module.entry();
     let root = entry.instruction(entry.root()?);
-    compatible(&root.shape, &result)
-        .then(|| complete_tiles(&with_layouts(&root.shape, &result), target))
+    compatible(&root.shape, result)
+        .then(|| complete_tiles(&with_layouts(&root.shape, result), target))
 }
 
 /// `shape` with the layouts of `layouts`, a compatible shape. The header gives the entry
@@ -262,15 +302,14 @@ fn map_arrays(shape: &Shape, f: &dyn Fn(&ArrayShape) -> ArrayShape) -> Shape {
     }
 }
 
-/// The layout this pass prefers for a free array: descending, size-1 dims most-major.
-fn preferred_layout(array: &ArrayShape) -> Layout {
+/// The minor_to_major this pass prefers for a free array: descending, size-1 dims
+/// most-major.
+fn preferred_minor_to_major(array: &ArrayShape) -> Vec<i64> {
     let rank = array.rank() as i64;
     let extent = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent());
     let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| extent(d) != Some(1)).collect();
     minor_to_major.extend((0..rank).rev().filter(|&d| extent(d) == Some(1)));
-    let mut layout = array.layout.clone().unwrap_or_default();
-    layout.minor_to_major = minor_to_major;
-    layout
+    minor_to_major
 }
 
 /// `array` with minor_to_major `m2m` and the target's tiles (other attributes kept).
@@ -284,6 +323,16 @@ fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) ->
         dims: array.dims.clone(),
         layout: Some(layout),
     })
+}
+
+/// `derived` as the shape of an instruction whose shape is `current`: `current` itself when
+/// they are equal, so that an instruction keeps its allocation when nothing changed.
+fn kept_if_equal(derived: Arc<Shape>, current: &Arc<Shape>) -> Arc<Shape> {
+    if Arc::ptr_eq(&derived, current) || *derived != **current {
+        derived
+    } else {
+        Arc::clone(current)
+    }
 }
 
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
@@ -317,7 +366,7 @@ impl Assigner<'_> {
         &mut self,
         module: &mut Module,
         id: ComputationId,
-        parameters: Vec<Shape>,
+        parameters: Vec<Arc<Shape>>,
     ) -> Result<(), AssignError> {
         let mut stack: Vec<Frame> = Vec::new();
         stack.extend(self.enter(module, id, parameters)?);
@@ -348,7 +397,7 @@ impl Assigner<'_> {
         &mut self,
         module: &mut Module,
         id: ComputationId,
-        parameters: Vec<Shape>,
+        parameters: Vec<Arc<Shape>>,
     ) -> Result<Option<Frame>, AssignError> {
         match &self.state[id.0 as usize] {
             State::InProgress => {
@@ -362,7 +411,7 @@ impl Assigner<'_> {
         for (number, parameter) in computation.parameters() {
             if let Some(shape) = usize::try_from(number).ok().and_then(|n| parameters.get(n)) {
                 let current = &computation.instruction(parameter).shape;
-                let shape = self.share(shape.clone(), current);
+                let shape = kept_if_equal(Arc::clone(shape), current);
                 computation.instruction_mut(parameter).shape = shape;
             }
         }
@@ -380,7 +429,7 @@ impl Assigner<'_> {
         &self,
         module: &Module,
         callee: ComputationId,
-        parameters: impl FnOnce() -> Vec<Shape>,
+        parameters: impl FnOnce() -> Vec<Arc<Shape>>,
     ) -> Result<Option<Callee>, AssignError> {
         match &self.state[callee.0 as usize] {
             State::Pending => Ok(Some(Callee {
@@ -393,18 +442,18 @@ impl Assigner<'_> {
     }
 
     /// The shapes of the parameters computation `id` was assigned for, if it was.
-    fn assigned_parameters(&self, id: ComputationId) -> Option<&[Shape]> {
+    fn assigned_parameters(&self, id: ComputationId) -> Option<&[Arc<Shape>]> {
         match &self.state[id.0 as usize] {
             State::Done(parameters) => Some(parameters),
             _ => None,
         }
     }
 
-    fn root_shape(module: &Module, id: ComputationId) -> Option<Shape> {
+    fn root_shape(module: &Module, id: ComputationId) -> Option<Arc<Shape>> {
         let computation = module.computation(id);
         computation
             .root()
-            .map(|root| computation.instruction(root).shape.as_ref().clone())
+            .map(|root| Arc::clone(&computation.instruction(root).shape))
     }
 
     /// The operands' shapes, shared with the operands (a reference count each, no copy).
@@ -420,13 +469,69 @@ impl Assigner<'_> {
             .collect()
     }
 
-    /// `shape` as an instruction's shape: `current` itself when they are equal, else
-    /// [`Assigner::shared`].
-    fn share(&mut self, shape: Shape, current: &Arc<Shape>) -> Arc<Shape> {
-        if **current == shape {
-            return Arc::clone(current);
+    /// The shape derived from `source` by `how`, shared: worked out once per source
+    /// allocation.
+    fn derive(&mut self, source: &Arc<Shape>, how: Derivation) -> Arc<Shape> {
+        let key = (Arc::as_ptr(source) as usize, how);
+        if let Some((_, derived)) = self.derived.get(&key) {
+            return Arc::clone(derived);
         }
-        self.shared(shape)
+        let target = self.target;
+        let derived = match &key.1 {
+            Derivation::Free => self.free_result(source),
+            Derivation::Leader {
+                rank,
+                minor_to_major,
+            } => map_arrays(source, &|leaf| {
+                if leaf.rank() == *rank {
+                    with_layout(leaf, minor_to_major.clone(), target)
+                } else {
+                    with_layout(leaf, preferred_minor_to_major(leaf), target)
+                }
+            }),
+            Derivation::Element(index) => match &**source {
+                Shape::Tuple(elements) => match elements.get(*index) {
+                    Some(element) => element.clone(),
+                    None => return Arc::clone(source),
+                },
+                _ => return Arc::clone(source),
+            },
+        };
+        let derived = self.shared(derived);
+        self.derived
+            .insert(key, (Arc::clone(source), Arc::clone(&derived)));
+        derived
+    }
+
+    /// [`is_bitcast`] of `from` to `to` under a reshape (`permutation` `None`) or a
+    /// transpose, worked out once per pair of allocations.
+    fn is_bitcast_between(
+        &mut self,
+        from: &Arc<Shape>,
+        to: &Arc<Shape>,
+        permutation: Option<Vec<i64>>,
+    ) -> bool {
+        let key = (
+            Arc::as_ptr(from) as usize,
+            Arc::as_ptr(to) as usize,
+            permutation,
+        );
+        if let Some(&(_, _, verdict)) = self.bitcasts.get(&key) {
+            return verdict;
+        }
+        let verdict = match (from.as_array(), to.as_array()) {
+            (Some(from), Some(to)) => {
+                let correspondence = match &key.2 {
+                    Some(permutation) => Correspondence::Transpose(permutation),
+                    None => Correspondence::Reshape,
+                };
+                is_bitcast(from, to, correspondence).unwrap_or(false)
+            }
+            _ => false,
+        };
+        self.bitcasts
+            .insert(key, (Arc::clone(from), Arc::clone(to), verdict));
+        verdict
     }
 
     /// The one allocation of `shape` this assignment has made.
@@ -453,7 +558,7 @@ impl Assigner<'_> {
         let wanted = || {
             operands
                 .get(operand_slots.clone())
-                .map(|shapes| shapes.iter().map(|shape| Shape::clone(shape)).collect())
+                .map(<[Arc<Shape>]>::to_vec)
                 .unwrap_or_default()
         };
         if let Some(needed) = self.needs(module, callee, wanted)? {
@@ -461,11 +566,18 @@ impl Assigner<'_> {
         }
         let assigned = self
             .assigned_parameters(callee)
-            .map(<[Shape]>::to_vec)
+            .map(<[Arc<Shape>]>::to_vec)
             .unwrap_or_default();
         let computation = module.computation_mut(caller);
         for (offset, shape) in assigned.iter().enumerate() {
             let slot = operand_slots.start + offset;
+            // Most call sites pass what the callee was assigned for: the same allocation.
+            if operands
+                .get(slot)
+                .is_some_and(|operand| Arc::ptr_eq(operand, shape))
+            {
+                continue;
+            }
             self.convert_operand(computation, instr, slot as u32, shape);
         }
         Ok(None)
@@ -487,18 +599,22 @@ impl Assigner<'_> {
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
             Opcode::Parameter => return Ok(None),
-            Opcode::Tuple => Shape::Tuple(operands.iter().map(|o| Shape::clone(o)).collect()),
+            Opcode::Tuple => self.shared(Shape::Tuple(
+                operands.iter().map(|o| Shape::clone(o)).collect(),
+            )),
             Opcode::GetTupleElement => {
                 let index = module
                     .computation(comp)
                     .instruction(instr)
                     .int_attribute("index");
-                match (operands.first().map(|o| &**o), index) {
-                    (Some(Shape::Tuple(elements)), Some(index)) => usize::try_from(index)
-                        .ok()
-                        .and_then(|i| elements.get(i).cloned())
-                        .unwrap_or_else(|| Shape::clone(&shape)),
-                    _ => Shape::clone(&shape),
+                match (
+                    operands.first(),
+                    index.and_then(|i| usize::try_from(i).ok()),
+                ) {
+                    (Some(tuple), Some(index)) if matches!(&**tuple, Shape::Tuple(elements) if index < elements.len()) => {
+                        self.derive(tuple, Derivation::Element(index))
+                    }
+                    _ => Arc::clone(&shape),
                 }
             }
             Opcode::Call | Opcode::Fusion | Opcode::AsyncStart if called.len() == 1 => {
@@ -507,14 +623,12 @@ impl Assigner<'_> {
                     return Ok(Some(needed));
                 }
                 match opcode {
-                    Opcode::AsyncStart => complete_tiles(&shape, target),
-                    _ => {
-                        Self::root_shape(module, called[0]).unwrap_or_else(|| Shape::clone(&shape))
-                    }
+                    Opcode::AsyncStart => self.shared(complete_tiles(&shape, target)),
+                    _ => Self::root_shape(module, called[0]).unwrap_or_else(|| Arc::clone(&shape)),
                 }
             }
             Opcode::While if called.len() == 2 => {
-                let init = Shape::clone(operands.first().unwrap_or(&shape));
+                let init = Arc::clone(operands.first().unwrap_or(&shape));
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
                 if let Some(needed) = self.needs(module, body, || vec![init.clone()])? {
@@ -527,7 +641,7 @@ impl Assigner<'_> {
                 init
             }
             Opcode::Conditional => {
-                let mut result: Option<Shape> = None;
+                let mut result: Option<Arc<Shape>> = None;
                 for (branch_index, &branch) in called.iter().enumerate() {
                     let slot = branch_index + 1;
                     if let Some(needed) =
@@ -540,7 +654,7 @@ impl Assigner<'_> {
                         Some(first) => self.force_root(module, branch, first),
                     }
                 }
-                result.unwrap_or_else(|| Shape::clone(&shape))
+                result.unwrap_or_else(|| Arc::clone(&shape))
             }
             Opcode::Transpose => {
                 let permutation = module
@@ -559,30 +673,34 @@ impl Assigner<'_> {
                             .map(|&d| permutation.iter().position(|&p| p == d).map(|i| i as i64))
                             .collect();
                         match m2m {
-                            Some(m2m) if m2m.len() == array.rank() => {
-                                Shape::Array(with_layout(array, m2m, target))
-                            }
-                            _ => self.free_result(&shape),
+                            Some(m2m) if m2m.len() == array.rank() => self.derive(
+                                &shape,
+                                Derivation::Leader {
+                                    rank: array.rank(),
+                                    minor_to_major: m2m,
+                                },
+                            ),
+                            _ => self.derive(&shape, Derivation::Free),
                         }
                     }
-                    _ => self.free_result(&shape),
+                    _ => self.derive(&shape, Derivation::Free),
                 }
             }
             op if op.keeps_layout() => match layout_leader(&shape, &operands) {
                 // Outputs of the leader's rank take its layout (variadic ops included).
-                Some((rank, m2m)) => map_arrays(&shape, &|leaf| {
-                    if leaf.rank() == rank {
-                        with_layout(leaf, m2m.clone(), target)
-                    } else {
-                        with_layout(leaf, preferred_layout(leaf).minor_to_major, target)
-                    }
-                }),
-                None => self.free_result(&shape),
+                Some((rank, minor_to_major)) => self.derive(
+                    &shape,
+                    Derivation::Leader {
+                        rank,
+                        minor_to_major,
+                    },
+                ),
+                None => self.derive(&shape, Derivation::Free),
             },
-            Opcode::CustomCall => complete_tiles(&shape, target),
-            _ => self.free_result(&shape),
+            Opcode::CustomCall => self.shared(complete_tiles(&shape, target)),
+            _ => self.derive(&shape, Derivation::Free),
         };
-        let new_shape = self.share(new_shape, &shape);
+        let new_shape = kept_if_equal(new_shape, &shape);
         module.computation_mut(comp).instruction_mut(instr).shape = Arc::clone(&new_shape);
 
         // Ops that cannot change layout get operands laid out as their result.
@@ -611,7 +729,7 @@ impl Assigner<'_> {
                 let Some(operand_array) = operand.as_array() else {
                     continue;
                 };
-                let preferred = preferred_layout(operand_array).minor_to_major;
+                let preferred = preferred_minor_to_major(operand_array);
                 if operand_array.layout_or_default().minor_to_major != preferred {
                     let wanted = Shape::Array(with_layout(operand_array, preferred, target));
                     self.convert_operand(computation, instr, slot as u32, &wanted);
@@ -621,21 +739,14 @@ impl Assigner<'_> {
         // Reshapes and transposes that move no data are bitcasts.
         if matches!(opcode, Opcode::Reshape | Opcode::Transpose) {
             let computation = module.computation_mut(comp);
-            if let (Some(from), Some(to)) = (
-                operands.first().and_then(|o| o.as_array()),
-                new_shape.as_array(),
-            ) {
-                let how = match opcode {
+            if let Some(from) = operands.first() {
+                let permutation = match opcode {
                     Opcode::Transpose => computation
                         .instruction(instr)
                         .int_list_attribute("dimensions"),
                     _ => None,
                 };
-                let correspondence = match &how {
-                    Some(permutation) => Correspondence::Transpose(permutation),
-                    None => Correspondence::Reshape,
-                };
-                if is_bitcast(from, to, correspondence).unwrap_or(false) {
+                if self.is_bitcast_between(from, &new_shape, permutation) {
                     let instruction = computation.instruction_mut(instr);
                     instruction.opcode = Opcode::Bitcast;
                     instruction.attributes.retain(|a| &*a.name != "dimensions");
@@ -679,7 +790,7 @@ impl Assigner<'_> {
 
     fn free_result(&self, shape: &Shape) -> Shape {
         map_arrays(shape, &|array| {
-            with_layout(array, preferred_layout(array).minor_to_major, self.target)
+            with_layout(array, preferred_minor_to_major(array), self.target)
         })
     }
 
@@ -711,7 +822,7 @@ impl Assigner<'_> {
         before: InstrId,
     ) -> InstrId {
         let current = Arc::clone(&computation.instruction(value).shape);
-        if *current == *shape {
+        if std::ptr::eq(&*current, shape) || *current == *shape {
             return value;
         }
         match (&*current, shape) {
@@ -967,8 +1078,8 @@ fn int_list(values: impl Iterator<Item = i64>) -> String {
 
 /// Rewrites `entry_computation_layout` to the layouts assigned. Where the header gave
 /// compatible shapes, their dims stay as written (`f32[<=8]`, `f32[?]`) and only the layouts
-/// change.
-fn update_entry_computation_layout(module: &mut Module) {
+/// change. `written` is the header's layout as the pass found it.
+fn update_entry_computation_layout(module: &mut Module, written: Option<(Vec<Shape>, Shape)>) {
     let entry = module.entry();
     let mut parameters: Vec<Shape> = entry
         .parameters()
@@ -977,9 +1088,6 @@ fn update_entry_computation_layout(module: &mut Module) {
         .collect();
     let Some(root) = entry.root() else { return };
     let mut result = entry.instruction(root).shape.as_ref().clone();
-    let written = module
-        .attribute("entry_computation_layout")
-        .and_then(entry_layout);
     if let Some((given_parameters, given_result)) = written {
         if given_parameters.len() == parameters.len()
             && given_parameters

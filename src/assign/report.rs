@@ -96,9 +96,37 @@ pub struct Padding<'a> {
     /// Worst first (ties by computation, then instruction name), at most the limit given to
     /// [`Padding::finish`]; empty until then.
     pub worst_padding: Vec<PaddingOffender>,
-    sizes: rustc_hash::FxHashMap<&'a ArrayShape, Option<(i64, i64)>>,
+    /// Padded and unpadded bytes by the address of an array: the module is borrowed for
+    /// `'a`, so an address names one array, and instructions share their shapes' allocations,
+    /// so the few hundred distinct shapes are measured once each without hashing their
+    /// contents.
+    sizes: rustc_hash::FxHashMap<*const ArrayShape, Option<(i64, i64)>>,
     /// Excess bytes, computation, instruction and array of every padded array.
-    candidates: Vec<(i64, &'a str, &'a str, &'a ArrayShape)>,
+    candidates: Vec<Candidate<'a>>,
+}
+
+/// A padded array: its excess bytes, computation, instruction and shape.
+type Candidate<'a> = (i64, &'a str, &'a str, &'a ArrayShape);
+
+/// The first `limit` of `items` as a stable sort by `order` would give them. Only those are
+/// sorted: a module may have a padded array for most of its instructions.
+fn first_in_order<T>(
+    items: Vec<T>,
+    limit: usize,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering,
+) -> Vec<T> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    // The place in the list breaks the remaining ties, as a stable sort would.
+    let mut placed: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    let total = |a: &(usize, T), b: &(usize, T)| order(&a.1, &b.1).then(a.0.cmp(&b.0));
+    if placed.len() > limit {
+        placed.select_nth_unstable_by(limit - 1, total);
+        placed.truncate(limit);
+    }
+    placed.sort_unstable_by(total);
+    placed.into_iter().map(|(_, item)| item).collect()
 }
 
 impl<'a> Padding<'a> {
@@ -113,11 +141,14 @@ impl<'a> Padding<'a> {
                 continue;
             }
             for array in instruction.shape.leaves() {
-                let size = *self.sizes.entry(array).or_insert_with(|| {
-                    PhysicalLayout::new(array)
-                        .ok()
-                        .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
-                });
+                let size = *self
+                    .sizes
+                    .entry(array as *const ArrayShape)
+                    .or_insert_with(|| {
+                        PhysicalLayout::new(array)
+                            .ok()
+                            .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
+                    });
                 let Some((padded, unpadded)) = size else {
                     continue;
                 };
@@ -137,17 +168,15 @@ impl<'a> Padding<'a> {
 
     /// Sorts the offenders worst first and keeps `limit` of them, as text.
     pub fn finish(mut self, limit: usize) -> Padding<'a> {
-        // Worst first; names break ties so the order is deterministic (stable for the
-        // leaves of one instruction).
-        let mut candidates = std::mem::take(&mut self.candidates);
-        candidates.sort_by(|a, b| {
+        // Worst first; names break ties so the order is deterministic (the leaves of one
+        // instruction stay in their order).
+        let candidates = first_in_order(std::mem::take(&mut self.candidates), limit, |a, b| {
             b.0.cmp(&a.0)
                 .then_with(|| a.1.cmp(b.1))
                 .then_with(|| a.2.cmp(b.2))
         });
         self.worst_padding = candidates
             .into_iter()
-            .take(limit)
             .filter_map(|(_, computation, instruction, array)| {
                 let memory = PhysicalLayout::new(array).ok()?;
                 let (reason, advice) = padding_reason(array, &memory);
@@ -254,5 +283,26 @@ fn minor_dim_advice(physical: &[i64], dim: i64, size: i64) -> String {
         None => format!(
             "grow the minor dim from {dim} to a multiple of {size} (e.g. by batching) or merge it with another dim"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Selecting the first few and sorting only them gives what a stable sort of the
+        /// whole list gives, ties included.
+        #[test]
+        fn first_in_order_is_a_stable_sort_cut_short(
+            items in proptest::collection::vec((0i64..4, 0u8..3), 0..40),
+            limit in 0usize..45,
+        ) {
+            let by_key = |a: &(i64, u8), b: &(i64, u8)| b.0.cmp(&a.0);
+            let mut sorted = items.clone();
+            sorted.sort_by(by_key);
+            sorted.truncate(limit);
+            prop_assert_eq!(super::first_in_order(items, limit, by_key), sorted);
+        }
     }
 }
