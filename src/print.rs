@@ -1078,6 +1078,17 @@ mod tests {
 /// Prints a module from the IR. An unchanged module prints exactly as [`print_module`]
 /// prints the text it was lowered from.
 pub fn print_ir_module(module: &ir::Module) -> String {
+    print_ir_module_on(module, PARALLEL_MIN_INSTRUCTIONS)
+}
+
+/// Modules of at least this many instructions are printed on two threads.
+pub const PARALLEL_MIN_INSTRUCTIONS: usize = 20_000;
+
+/// [`print_ir_module`], on two threads only when the module has at least `min_instructions`
+/// instructions (`usize::MAX`: one thread, as benchmarks compare). Each thread prints whole
+/// computations, the second from [`ir::Module::balanced_cut`] on.
+#[doc(hidden)]
+pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> String {
     // Lines run to about 100-200 bytes in real dumps. Room that is never written costs no
     // memory (its pages are never touched), while growing would copy everything printed.
     let mut out = String::with_capacity(256 * module.instruction_count() + 256);
@@ -1097,14 +1108,44 @@ pub fn print_ir_module(module: &ir::Module) -> String {
         .iter()
         .any(|c| c.in_place)
         .then(|| IrPrinter::new(module));
-    let mut shapes = ShapeTexts::default();
-    for (index, computation) in module.computations.iter().enumerate() {
-        if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
-            continue;
+    let print_share = |out: &mut String, share: std::ops::Range<usize>| {
+        let mut shapes = ShapeTexts::default();
+        for index in share {
+            if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
+                continue;
+            }
+            print_ir_computation(
+                out,
+                &module.computations[index],
+                printer.as_ref(),
+                &mut shapes,
+            );
+            out.push_str("\n\n");
         }
-        print_ir_computation(&mut out, computation, printer.as_ref(), &mut shapes);
-        out.push_str("\n\n");
+    };
+    let last = module.computations.len();
+    if module.instruction_count() < min_instructions {
+        print_share(&mut out, 0..last);
+        return out;
     }
+    let cut = module.balanced_cut();
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("print-second-half".into())
+            .stack_size(crate::SPAWNED_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                let instructions: usize = module.computations[cut..].iter().map(|c| c.len()).sum();
+                let mut tail = String::with_capacity(256 * instructions);
+                print_share(&mut tail, cut..last);
+                tail
+            });
+        print_share(&mut out, 0..cut);
+        match spawned.map(|handle| handle.join()) {
+            Ok(Ok(tail)) => out.push_str(&tail),
+            // No thread to be had: this one prints the rest.
+            _ => print_share(&mut out, cut..last),
+        }
+    });
     out
 }
 

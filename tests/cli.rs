@@ -546,6 +546,26 @@ fn several_files_have_headers_and_go_on_past_failures() {
         .stdin(&out.stdout)
         .run();
     assert_eq!(again.code, Some(0), "{}", again.stderr);
+    // OUT holds what standard output shows, headers and all.
+    let dir = scratch_directory("several");
+    for args in [
+        &["stats", EXAMPLE, SLOTS, EXAMPLE][..],
+        &["assign", EXAMPLE, SLOTS],
+        &["fmt", SLOTS],
+    ] {
+        let target = dir.join(format!("{}.out", args[0]));
+        let mut with_output = args.to_vec();
+        with_output.extend(["-o", target.to_str().unwrap()]);
+        let written = run(&with_output);
+        assert_eq!(written.code, Some(0), "{args:?}: {}", written.stderr);
+        let shown = run(args);
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            shown.stdout,
+            "{args:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
     // Not a terminal: no progress bar, nothing on stderr.
     let many: Vec<&str> = std::iter::once("check")
         .chain(std::iter::repeat_n(SLOTS, 40))

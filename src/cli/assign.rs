@@ -78,6 +78,7 @@ pub fn run(args: Args) -> Outcome {
             if args.report {
                 output.notes = report.to_text();
             }
+            super::drop_aside(module);
             output
         },
     )

@@ -344,6 +344,18 @@ where
 
 // ---- input and output ----
 
+/// Drops `value` on a thread of its own: freeing a module of half a million instructions
+/// takes a noticeable share of a command's time, and nothing needs to wait for it. The process
+/// may end before it is done, which frees everything anyway.
+pub fn drop_aside<T: Send + 'static>(value: T) {
+    // When no thread can be had, the closure holding the value is dropped here instead.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        // As deep as the library's own threads: a shape's drop recurses into its tuples.
+        .stack_size(16 << 20)
+        .spawn(move || drop(value));
+}
+
 /// Reads a file, or standard input for `-`.
 /// The byte ranges of the modules of `text`: split at `// -----` lines with
 /// `--split-input-file`, else the whole text.
@@ -513,6 +525,8 @@ pub fn run_files(
     let mut text = String::new();
     let mut objects = Vec::with_capacity(files.len());
     let mut failed = 0;
+    // Whether any file has given text output yet.
+    let mut any_text = false;
     for file in files {
         progress.start(file);
         let result = match read_input(file) {
@@ -544,27 +558,33 @@ pub fn run_files(
                         eprintln!("{}", diag.render());
                     }
                 });
-                let mut part = String::new();
-                if several && !result.text.is_empty() {
-                    match header {
-                        Header::Comment => part.push_str(&format!("// ----- {file}\n")),
-                        Header::Plain => part.push_str(&format!(
-                            "{}==> {file} <==\n",
-                            if text.is_empty() { "" } else { "\n" }
-                        )),
-                        Header::None => {}
+                let introduction = match header {
+                    _ if !several || result.text.is_empty() => String::new(),
+                    Header::Comment => format!("// ----- {file}\n"),
+                    Header::Plain => {
+                        format!("{}==> {file} <==\n", if any_text { "\n" } else { "" })
                     }
-                }
-                part.push_str(&result.text);
+                    Header::None => String::new(),
+                };
+                any_text |= !result.text.is_empty();
                 if output.output.is_none() {
                     // Streamed as it comes, so a long run shows its progress.
-                    let written = progress.suspend(|| write_output(None, &part));
+                    let written = progress.suspend(|| {
+                        write_output(None, &introduction)?;
+                        write_output(None, &result.text)
+                    });
                     if let Err(diag) = written {
                         eprintln!("{}", diag.render());
                         return Outcome::InvalidInput;
                     }
+                } else if text.is_empty() && introduction.is_empty() {
+                    // Kept for OUT, written once all files are done; one module's text,
+                    // often the size of its input, is moved rather than copied.
+                    text = result.text;
+                } else {
+                    text.push_str(&introduction);
+                    text.push_str(&result.text);
                 }
-                text.push_str(&part);
             }
         }
         progress.finish_one();

@@ -160,6 +160,7 @@ pub fn run(args: Args) -> Outcome {
             }
             let mut output = FileOutput::success(out, json);
             output.notes = notes;
+            super::drop_aside(modules);
             output
         },
     )

@@ -164,21 +164,17 @@ fn in_two_shares(
     if total < min_instructions || last == 0 {
         return run((0, 0), (last, 0));
     }
-    let mut before = 0;
-    let mut cut = (last, 0);
-    for (i, computation) in module.computations.iter().enumerate() {
-        let after = before + computation.len();
-        if after >= total / 2 {
-            cut = if divisible {
-                (i, total / 2 - before)
-            } else if after.max(total - after) <= before.max(total - before) {
-                (i + 1, 0)
-            } else {
-                (i, 0)
-            };
-            break;
+    let mut cut = (module.balanced_cut(), 0);
+    if divisible {
+        let mut before = 0;
+        for (i, computation) in module.computations.iter().enumerate() {
+            let after = before + computation.len();
+            if after >= total / 2 {
+                cut = (i, total / 2 - before);
+                break;
+            }
+            before = after;
         }
-        before = after;
     }
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
