@@ -344,24 +344,38 @@ impl Computation {
     /// Operands in slot order.
     pub fn operands(&self, id: InstrId) -> Vec<InstrId> {
         // Slots are `0..n` once each (the invariant), so each operand goes straight to its
-        // place; only a graph that breaks the invariant (being built, or for the verifier
-        // to report) needs sorting.
+        // place in one walk of the edges; only a graph that breaks the invariant (being
+        // built, or for the verifier to report) needs sorting. Edges are listed newest
+        // first, so the first one seen usually sizes the list at once.
         let unset = NodeIndex::end();
         let edges = || self.graph.edges_directed(id, Direction::Incoming);
-        let count = edges().count();
-        let mut operands = vec![unset; count];
+        let mut operands: Vec<InstrId> = Vec::new();
+        let mut count = 0;
+        let mut in_place = true;
         for edge in edges() {
-            match operands.get_mut(*edge.weight() as usize) {
-                Some(place) if *place == unset => *place = edge.source(),
-                _ => {
-                    let mut sorted: Vec<(u32, InstrId)> =
-                        edges().map(|e| (*e.weight(), e.source())).collect();
-                    sorted.sort_unstable_by_key(|(slot, _)| *slot);
-                    return sorted.into_iter().map(|(_, source)| source).collect();
-                }
+            count += 1;
+            let slot = *edge.weight() as usize;
+            // A slot past the number of edges cannot be part of `0..n`.
+            if slot >= self.graph.edge_count() {
+                in_place = false;
+                break;
             }
+            if slot >= operands.len() {
+                operands.resize(slot + 1, unset);
+            }
+            if operands[slot] != unset {
+                in_place = false;
+                break;
+            }
+            operands[slot] = edge.source();
         }
-        operands
+        // Distinct slots as many as the edges, all below their number: exactly `0..n`.
+        if in_place && count == operands.len() {
+            return operands;
+        }
+        let mut sorted: Vec<(u32, InstrId)> = edges().map(|e| (*e.weight(), e.source())).collect();
+        sorted.sort_unstable_by_key(|(slot, _)| *slot);
+        sorted.into_iter().map(|(_, source)| source).collect()
     }
 
     pub fn operand_count(&self, id: InstrId) -> usize {
@@ -937,6 +951,40 @@ mod tests {
         assert_eq!(c.operands(sub), vec![b, b]);
         assert_eq!(c.users(b), vec![(sub, 0), (sub, 1)]);
         assert!(c.replace_operand(sub, 2, a).is_err());
+    }
+
+    proptest::proptest! {
+        /// Whatever slots the edges carry (dense, repeated, gapped or huge, added in any
+        /// order), the operands are every source once, in slot order.
+        #[test]
+        fn operands_are_the_sources_in_slot_order(
+            slots in proptest::collection::vec(
+                proptest::prop_oneof![0u32..6, proptest::strategy::Just(u32::MAX)],
+                0..8,
+            ),
+        ) {
+            let mut c = Computation::new("c");
+            let user = c.push(Instruction::new("u", Opcode::Tuple, scalar()), &[]);
+            let mut slot_of = std::collections::BTreeMap::new();
+            for (index, &slot) in slots.iter().enumerate() {
+                let name = format!("p{index}");
+                let source = c.push(Instruction::new(name, Opcode::Parameter, scalar()), &[]);
+                c.add_operand_edge(source, user, slot);
+                slot_of.insert(source, slot);
+            }
+            // Edges elsewhere in the graph, so that a gap in the slots is not given away by a
+            // slot past the number of edges.
+            let other = c.push(Instruction::new("v", Opcode::Tuple, scalar()), &[]);
+            for slot in 0..8 {
+                c.add_operand_edge(user, other, slot);
+            }
+            let operands = c.operands(user);
+            let mut sources: Vec<InstrId> = operands.clone();
+            sources.sort_unstable();
+            proptest::prop_assert_eq!(sources, slot_of.keys().copied().collect::<Vec<_>>());
+            let in_order: Vec<u32> = operands.iter().map(|o| slot_of[o]).collect();
+            proptest::prop_assert!(in_order.windows(2).all(|w| w[0] <= w[1]), "{:?}", in_order);
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ mod semantic;
 pub mod shapes;
 mod sharding;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -203,7 +203,7 @@ enum Callees<'m> {
     /// and a module may hold 100,000 computations.
     Module {
         module: &'m Module,
-        names: HashMap<&'m str, ComputationId>,
+        names: FxHashMap<&'m str, ComputationId>,
     },
     Signatures {
         signatures: &'m [Signature],
@@ -213,7 +213,8 @@ enum Callees<'m> {
 
 impl<'m> Indexed<'m> {
     fn new(module: &'m Module) -> Indexed<'m> {
-        let mut names = HashMap::with_capacity(module.computations.len());
+        let mut names =
+            FxHashMap::with_capacity_and_hasher(module.computations.len(), Default::default());
         for (id, computation) in module.computation_ids().zip(&module.computations) {
             // The first of a duplicated name, as `Module::find_computation` finds.
             names.entry(computation.name.as_str()).or_insert(id);
