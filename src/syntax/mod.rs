@@ -38,6 +38,16 @@ lalrpop_util::lalrpop_mod!(
 pub fn parse_shape(source: &str) -> Result<ast::Shape<'_>, SyntaxError> {
     // The shape grammar has no recovery points, so nothing is ever recorded here.
     let mut recovered = Vec::new();
+    // The faster parser reads most text (an `entry_computation_layout` may hold thousands of
+    // shapes); the table-driven one reads text it rejects, to report the error as it always has.
+    if let Ok(shape) = happy_path::ShapeParser::new().parse(
+        &mut recovered,
+        &mut ast::NoSink,
+        lexer::Lexer::new(source),
+    ) {
+        return Ok(*shape);
+    }
+    recovered.clear();
     grammar::ShapeParser::new()
         .parse(&mut recovered, &mut ast::NoSink, lexer::Lexer::new(source))
         .map(|shape| *shape)
