@@ -5,7 +5,9 @@
 //!
 //! Environment: `HLO_SCALING_SOURCE` (default the corpus transformer `*.opt.hlo`),
 //! `HLO_SCALES` (default `1,2,4,8`), `HLO_BENCH_REPEATS` (default 3, best kept),
-//! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`). The replicated modules are
+//! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`; `command` adds the whole
+//! `hlo-layout assign FILE -o OUT` run as a user runs it, with its peak RSS where GNU time is
+//! at `/usr/bin/time`). The replicated modules are
 //! written to `target/scaling/` and reused. `HLO_SCALING_FILES=a.hlo:b.hlo` times those files
 //! as they are instead (what `benches/compare.py` uses).
 
@@ -63,6 +65,8 @@ struct Row {
     bytes: usize,
     instructions: usize,
     seconds: f64,
+    /// Peak RSS in KiB as GNU time gives it, for stages run as a process.
+    peak_rss: Option<u64>,
 }
 
 fn main() {
@@ -113,7 +117,7 @@ fn main() {
         let module = hlo_layout::parse_module(&text).expect("replicated module parses");
         let instructions = module.instruction_count();
         let bytes = text.len();
-        let mut row = |stage: &'static str, seconds: f64| {
+        let mut row = |stage: &'static str, seconds: f64, peak_rss: Option<u64>| {
             rows.push(Row {
                 file: file.clone(),
                 stage,
@@ -121,6 +125,7 @@ fn main() {
                 bytes,
                 instructions,
                 seconds,
+                peak_rss,
             });
             print_row(rows.last().unwrap(), &rows);
         };
@@ -128,18 +133,21 @@ fn main() {
             row(
                 "parse+lower",
                 best(|| (), |()| hlo_layout::parse_module(&text)),
+                None,
             );
         }
         if wants("verify") {
             row(
                 "verify",
                 best(|| (), |()| hlo_layout::verify::verify(&module, &options)),
+                None,
             );
         }
         if wants("print") {
             row(
                 "print",
                 best(|| (), |()| hlo_layout::print::print_ir_module(&module)),
+                None,
             );
         }
         if wants("assign") {
@@ -152,9 +160,45 @@ fn main() {
                         m
                     },
                 ),
+                None,
             );
         }
+        if wants("command") {
+            let output = dir.join("assign_command_out.hlo");
+            let mut fastest = (f64::INFINITY, None);
+            for _ in 0..repeats() {
+                let (seconds, peak_rss) = assign_command(&path, &output);
+                if seconds < fastest.0 {
+                    fastest = (seconds, peak_rss);
+                }
+            }
+            row("assign cmd", fastest.0, fastest.1);
+        }
     }
+}
+
+/// Runs `hlo-layout assign PATH -o OUTPUT` as a user would, under GNU time when it is there:
+/// the wall time, and the peak RSS GNU time reports.
+fn assign_command(path: &Path, output: &Path) -> (f64, Option<u64>) {
+    let binary = env!("CARGO_BIN_EXE_hlo-layout");
+    let gnu_time = Path::new("/usr/bin/time");
+    let mut command = if gnu_time.is_file() {
+        let mut command = Command::new(gnu_time);
+        command.args(["-f", "%M", binary]);
+        command
+    } else {
+        Command::new(binary)
+    };
+    command.arg("assign").arg(path).arg("-o").arg(output);
+    let start = Instant::now();
+    let finished = command.output().expect("hlo-layout runs");
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(finished.status.success(), "hlo-layout assign failed");
+    let peak_kb = String::from_utf8_lossy(&finished.stderr)
+        .lines()
+        .last()
+        .and_then(|line| line.trim().parse::<u64>().ok());
+    (seconds, peak_kb)
 }
 
 fn print_row(row: &Row, rows: &[Row]) {
@@ -163,8 +207,12 @@ fn print_row(row: &Row, rows: &[Row]) {
         .find(|r| r.stage == row.stage && r.copies == 1 && r.file == row.file)
         .map(|r| row.seconds / r.seconds);
     let ratio = base.map_or_else(|| "-".to_string(), |b| format!("{b:.2}"));
+    let peak = row
+        .peak_rss
+        .map(|kib| format!("  peak RSS {:.0} MB", kib as f64 / 1024.0))
+        .unwrap_or_default();
     println!(
-        "{:12} {:>3}x {:8.2} MB {:>8} instr {:9.1} ms {:8.1} MB/s {:7.2} M instr/s  vs 1x {:>6}  {}",
+        "{:12} {:>3}x {:8.2} MB {:>8} instr {:9.1} ms {:8.1} MB/s {:7.2} M instr/s  vs 1x {:>6}  {}{peak}",
         row.stage,
         row.copies,
         row.bytes as f64 / 1e6,
