@@ -131,11 +131,9 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
             let parameters = computation
                 .parameters()
                 .iter()
-                .map(|&(_, p)| complete_tiles(&computation.instruction(p).shape, target))
-                .collect::<Vec<_>>();
-            let parameters = parameters
-                .into_iter()
-                .map(|shape| assigner.shared(shape))
+                .map(|&(_, p)| {
+                    assigner.shared(complete_tiles(&computation.instruction(p).shape, target))
+                })
                 .collect();
             assigner.computation(module, id, parameters)?;
         }
@@ -186,8 +184,9 @@ struct Callee {
     parameters: Vec<Arc<Shape>>,
 }
 
-/// What an instruction's assigned shape is derived from, besides the shape it is derived
-/// from: see [`Assigner::derived`].
+/// How an assigned shape is derived from another: from the instruction's own shape, or for
+/// `Element` from its tuple operand's. With that shape's address, the key of
+/// [`Assigner::derived`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Derivation {
     /// The layout this pass prefers for every array ([`Assigner::free_result`]).
@@ -333,6 +332,11 @@ fn kept_if_equal(derived: Arc<Shape>, current: &Arc<Shape>) -> Arc<Shape> {
     } else {
         Arc::clone(current)
     }
+}
+
+/// Whether `shape` is a tuple with an element at `index`.
+fn has_element(shape: &Shape, index: usize) -> bool {
+    matches!(shape, Shape::Tuple(elements) if index < elements.len())
 }
 
 /// For an op that cannot change layout: the rank and minor_to_major its outputs and
@@ -489,11 +493,10 @@ impl Assigner<'_> {
                     with_layout(leaf, preferred_minor_to_major(leaf), target)
                 }
             }),
+            // Callers ask only for an element the tuple has (`has_element`); any other
+            // question derives nothing new.
             Derivation::Element(index) => match &**source {
-                Shape::Tuple(elements) => match elements.get(*index) {
-                    Some(element) => element.clone(),
-                    None => return Arc::clone(source),
-                },
+                Shape::Tuple(elements) if *index < elements.len() => elements[*index].clone(),
                 _ => return Arc::clone(source),
             },
         };
@@ -606,12 +609,10 @@ impl Assigner<'_> {
                 let index = module
                     .computation(comp)
                     .instruction(instr)
-                    .int_attribute("index");
-                match (
-                    operands.first(),
-                    index.and_then(|i| usize::try_from(i).ok()),
-                ) {
-                    (Some(tuple), Some(index)) if matches!(&**tuple, Shape::Tuple(elements) if index < elements.len()) => {
+                    .int_attribute("index")
+                    .and_then(|index| usize::try_from(index).ok());
+                match (operands.first(), index) {
+                    (Some(tuple), Some(index)) if has_element(tuple, index) => {
                         self.derive(tuple, Derivation::Element(index))
                     }
                     _ => Arc::clone(&shape),
