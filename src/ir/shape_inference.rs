@@ -8,6 +8,8 @@
 //! Dimension numbers never count from the end here, as in XLA's attributes; any number out
 //! of range, any overflow and any rule XLA enforces is an error value, never a panic.
 
+use std::fmt::{Display, Formatter};
+
 use super::attrs::{
     ConvDimensionNumbers, DotDimensionNumbers, GatherDimensionNumbers, PaddingConfig,
     ScatterDimensionNumbers, SliceConfig, Window,
@@ -53,8 +55,8 @@ fn overflow(op: &str, what: impl Into<String>) -> ShapeError {
 /// Turns a dimension number into an index of an array of `rank` dims.
 fn dim_index(
     op: &str,
-    what: &str,
-    array: &str,
+    what: impl Display,
+    array: impl Display,
     dim: i64,
     rank: usize,
 ) -> Result<usize, ShapeError> {
@@ -62,20 +64,38 @@ fn dim_index(
         Ok(index) if index < rank => Ok(index),
         _ => Err(ShapeError::DimOutOfRange {
             op: op.into(),
-            what: what.into(),
+            what: what.to_string(),
             dim,
-            array: array.into(),
+            array: array.to_string(),
             rank,
         }),
     }
 }
 
-fn checked_add(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
-    a.checked_add(b).ok_or_else(|| overflow(op, what))
+fn checked_add(op: &str, what: impl Display, a: i64, b: i64) -> Result<i64, ShapeError> {
+    a.checked_add(b)
+        .ok_or_else(|| overflow(op, what.to_string()))
 }
 
-fn checked_mul(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
-    a.checked_mul(b).ok_or_else(|| overflow(op, what))
+fn checked_mul(op: &str, what: impl Display, a: i64, b: i64) -> Result<i64, ShapeError> {
+    a.checked_mul(b)
+        .ok_or_else(|| overflow(op, what.to_string()))
+}
+
+/// Message text written only when there is a message: the checks pass on every valid
+/// instruction, and formatting their messages up front took a tenth of verifying.
+#[derive(Clone, Copy)]
+struct Lazy<F>(F);
+
+impl<F: Fn(&mut Formatter<'_>) -> std::fmt::Result> Display for Lazy<F> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> std::fmt::Result {
+        (self.0)(f)
+    }
+}
+
+/// `{what} {shape}`, the shape as [`human`] writes it, for a message.
+fn described<'a>(what: &'a str, shape: &'a ArrayShape) -> impl Display + Copy + 'a {
+    Lazy(move |f: &mut Formatter<'_>| write!(f, "{what} {}", human(shape)))
 }
 
 /// Builds a dim from XLA's view of it: a size (`None` when unbounded) and a dynamic flag.
@@ -130,7 +150,7 @@ fn without_layouts(shape: &Shape) -> Shape {
 }
 
 /// XLA's `ExpectArray`, plus the sanity of sizes that a hand-built shape may lack.
-fn expect_array(op: &str, what: &str, shape: &ArrayShape) -> Result<(), ShapeError> {
+fn expect_array(op: &str, what: impl Display, shape: &ArrayShape) -> Result<(), ShapeError> {
     if !shape.element_type.is_array_type() {
         return Err(invalid(
             op,
@@ -270,8 +290,8 @@ fn check_unique(op: &str, name: &str, values: &[i64]) -> Result<(), ShapeError> 
 /// Checks that every value names a dim of an array of `rank` dims.
 fn check_in_range(
     op: &str,
-    what: &str,
-    array: &str,
+    what: impl Display + Copy,
+    array: impl Display + Copy,
     values: &[i64],
     rank: usize,
 ) -> Result<(), ShapeError> {
@@ -786,7 +806,12 @@ pub fn reshape(operand: &ArrayShape, result_dims: &[Dim]) -> Result<ArrayShape, 
         for dim in &shape.dims {
             match dim.extent() {
                 Some(n) => {
-                    total = checked_mul(op, &format!("the element count of the {what}"), total, n)?
+                    total = checked_mul(
+                        op,
+                        format_args!("the element count of the {what}"),
+                        total,
+                        n,
+                    )?
                 }
                 None => return Ok(None),
             }
@@ -938,7 +963,7 @@ pub fn concatenate(operands: &[&ArrayShape], dimension: i64) -> Result<ArrayShap
     let axis = dim_index(op, "dimension", "the operands", dimension, rank)?;
     let mut element_type = first.element_type;
     for (i, shape) in operands.iter().enumerate() {
-        expect_array(op, &format!("operand {i}"), shape)?;
+        expect_array(op, format_args!("operand {i}"), shape)?;
         if shape.rank() != rank {
             return Err(invalid(
                 op,
@@ -1105,7 +1130,7 @@ pub fn pad(
             dims.push(Dim::Unbounded);
             continue;
         };
-        let what = format!("the padded size of dimension {i}");
+        let what = Lazy(move |f: &mut Formatter<'_>| write!(f, "the padded size of dimension {i}"));
         let interior = checked_mul(op, &what, (size - 1).max(0), p.interior)?;
         let mut padded = checked_add(op, &what, size, p.edge_low)?;
         padded = checked_add(op, &what, padded, p.edge_high)?;
@@ -1138,18 +1163,18 @@ pub fn dot(
         ("lhs", lhs, &dnums.lhs_contracting, &dnums.lhs_batch),
         ("rhs", rhs, &dnums.rhs_contracting, &dnums.rhs_batch),
     ] {
-        let array_name = format!("the {side} {}", human(shape));
+        let array_name = described(if side == "lhs" { "the lhs" } else { "the rhs" }, shape);
         check_in_range(
             op,
-            &format!("{side} contracting dim"),
-            &array_name,
+            format_args!("{side} contracting dim"),
+            array_name,
             contracting,
             shape.rank(),
         )?;
         check_in_range(
             op,
-            &format!("{side} batch dim"),
-            &array_name,
+            format_args!("{side} batch dim"),
+            array_name,
             batch,
             shape.rank(),
         )?;
@@ -1255,8 +1280,8 @@ pub fn reduce(
         ));
     }
     for (i, (operand, init)) in operands.iter().zip(init_values).enumerate() {
-        expect_array(op, &format!("operand {i}"), operand)?;
-        expect_array(op, &format!("init value {i}"), init)?;
+        expect_array(op, format_args!("operand {i}"), operand)?;
+        expect_array(op, format_args!("init value {i}"), init)?;
         if !same_dims(first, operand) {
             return Err(invalid(
                 op,
@@ -1271,7 +1296,7 @@ pub fn reduce(
     check_in_range(
         op,
         "reduced dimension",
-        &format!("the operand {}", human(first)),
+        described("the operand", first),
         dimensions,
         first.rank(),
     )?;
@@ -1368,7 +1393,8 @@ fn window_output_dims(op: &str, base: &[Dim], window: &Window) -> Result<Vec<Dim
             dims.push(Dim::Unbounded);
             continue;
         };
-        let what = format!("the windowed size of dimension {i}");
+        let what =
+            Lazy(move |f: &mut Formatter<'_>| write!(f, "the windowed size of dimension {i}"));
         let dilated_base = if size == 0 {
             0
         } else {
@@ -1431,8 +1457,8 @@ pub fn reduce_window(
     }
     let mut results = Vec::with_capacity(operands.len());
     for (i, (operand, init)) in operands.iter().zip(init_values).enumerate() {
-        expect_array(op, &format!("operand {i}"), operand)?;
-        expect_array(op, &format!("init value {i}"), init)?;
+        expect_array(op, format_args!("operand {i}"), operand)?;
+        expect_array(op, format_args!("init value {i}"), init)?;
         if !same_dims(first, operand) {
             return Err(invalid(
                 op,
@@ -1744,7 +1770,7 @@ pub fn gather(
     }
     let (expanded, ivd) = expanded_indices(op, start_indices, dnums.index_vector_dim)?;
     let operand_rank = operand.rank();
-    let operand_name = format!("the operand {}", human(operand));
+    let operand_name = described("the operand", operand);
 
     check_ascending(op, "offset_dims", &dnums.offset_dims)?;
     let output_rank = dnums.offset_dims.len() + expanded.len() - 1;
@@ -1939,8 +1965,8 @@ pub fn scatter(
         )
     };
     for (n, (operand, update)) in operands.iter().zip(updates).enumerate() {
-        expect_array(op, &format!("operand {n}"), operand)?;
-        expect_array(op, &format!("updates {n}"), update)?;
+        expect_array(op, format_args!("operand {n}"), operand)?;
+        expect_array(op, format_args!("updates {n}"), update)?;
         // The operand dims an update window spans: all but the inserted and batching ones,
         // found the way XLA walks both sorted lists.
         let (mut inserted_seen, mut batching_seen) = (0usize, 0usize);
@@ -2026,13 +2052,13 @@ fn validate_scatter_dnums(
     update: &ArrayShape,
     dnums: &ScatterDimensionNumbers,
 ) -> Result<(), ShapeError> {
-    let operand_name = format!("the operand {}", human(operand));
+    let operand_name = described("the operand", operand);
     let rank = operand.rank();
     check_ascending(op, "update_window_dims", &dnums.update_window_dims)?;
     check_in_range(
         op,
         "update window dim",
-        &format!("the updates {}", human(update)),
+        described("the updates", update),
         &dnums.update_window_dims,
         update.rank(),
     )?;
@@ -2148,7 +2174,7 @@ pub fn iota(shape: &ArrayShape, iota_dimension: i64) -> Result<ArrayShape, Shape
     dim_index(
         op,
         "iota_dimension",
-        &format!("the result {}", human(shape)),
+        described("the result", shape),
         iota_dimension,
         shape.rank(),
     )?;
@@ -2340,7 +2366,7 @@ pub fn reverse(operand: &ArrayShape, dimensions: &[i64]) -> Result<ArrayShape, S
     check_in_range(
         op,
         "reversed dimension",
-        &format!("the operand {}", human(operand)),
+        described("the operand", operand),
         dimensions,
         operand.rank(),
     )?;
@@ -2360,7 +2386,7 @@ pub fn sort(operands: &[&ArrayShape], dimension: i64) -> Result<Shape, ShapeErro
         .first()
         .ok_or_else(|| invalid(op, "needs at least one operand"))?;
     for (i, operand) in operands.iter().enumerate() {
-        expect_array(op, &format!("operand {i}"), operand)?;
+        expect_array(op, format_args!("operand {i}"), operand)?;
         if !same_dims(first, operand) {
             return Err(invalid(
                 op,
@@ -2375,7 +2401,7 @@ pub fn sort(operands: &[&ArrayShape], dimension: i64) -> Result<Shape, ShapeErro
     dim_index(
         op,
         "sort dimension",
-        &format!("the operand {}", human(first)),
+        described("the operand", first),
         dimension,
         first.rank(),
     )?;
@@ -2425,6 +2451,54 @@ mod tests {
         match result {
             Err(error) => error.to_string(),
             Ok(shape) => panic!("expected an error, got {shape:?}"),
+        }
+    }
+
+    /// Messages whose text is written only when the check fails name what they named when
+    /// it was written up front.
+    #[test]
+    fn messages_written_on_failure_name_the_arrays_and_dims() {
+        let dnums = |lhs_contracting: Vec<i64>, rhs_batch: Vec<i64>| DotDimensionNumbers {
+            lhs_batch: if rhs_batch.is_empty() {
+                vec![]
+            } else {
+                vec![0]
+            },
+            lhs_contracting,
+            rhs_batch,
+            rhs_contracting: vec![0],
+        };
+        let (lhs, rhs) = (s("f32[2,3]"), s("f32[3,4]"));
+        let found = [
+            message(dot(&lhs, &rhs, &dnums(vec![5], vec![]), None)),
+            message(dot(&lhs, &rhs, &dnums(vec![1], vec![7]), None)),
+            message(reduce(&[&lhs], &[&s("f32[]")], &[4])),
+            message(reduce(
+                &[&lhs],
+                &[&array(PrimitiveType::Token, vec![])],
+                &[0],
+            )),
+            message(pad(
+                &s("f32[9223372036854775807]"),
+                &s("f32[]"),
+                &PaddingConfig {
+                    dimensions: vec![crate::ir::attrs::PaddingDimension {
+                        edge_low: 0,
+                        edge_high: 1,
+                        interior: 0,
+                    }],
+                },
+            )),
+        ];
+        let expected = [
+            "dot: lhs contracting dim 5 is out of range for the lhs f32[2,3] of rank 2",
+            "dot: rhs batch dim 7 is out of range for the rhs f32[3,4] of rank 2",
+            "reduce: reduced dimension 4 is out of range for the operand f32[2,3] of rank 2",
+            "reduce: init value 0 must be an array, got token[]",
+            "pad: the padded size of dimension 0 overflows",
+        ];
+        for (found, expected) in found.iter().zip(expected) {
+            assert!(found.starts_with(expected), "{found}");
         }
     }
 
