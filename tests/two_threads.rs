@@ -1,8 +1,9 @@
 //! Large modules are parsed in two halves on two threads, cut at a guessed computation
 //! boundary. The halves are taken only when each parses on its own, and then the module must
 //! be exactly the one a single pass gives: these tests cut small inputs at every line and
-//! compare, and parse the corpus both ways. A module without a cut near its middle is
-//! parsed on one thread and lowered on the other, which must give the same again. Large
+//! compare, and parse the corpus both ways. A module without a cut near its middle is cut
+//! at an instruction line instead, the text after it read ahead on the second thread, or
+//! parsed on one thread and lowered on the other, each of which must give the same again. Large
 //! modules are verified on two threads too, and must give the errors one thread gives, in the
 //! same order; and printed on two threads, which must give the text one thread gives.
 
@@ -44,15 +45,27 @@ fn tree_outcome(
     }
 }
 
-/// Every line start is tried as the cut; returns how many cuts gave two halves.
-fn every_cut_agrees(path: &Path) -> usize {
+/// Every line start is tried as the cut, between computations and at instruction lines
+/// (the text after it read ahead); returns how many cuts of each kind were taken.
+fn every_cut_agrees(path: &Path) -> (usize, usize) {
     let text = std::fs::read_to_string(path).unwrap();
     let whole = 0..text.len();
     let one_pass_ir = ir_outcome(hlo_layout::parse_module(&text));
     let one_pass_tree = tree_outcome(hlo_layout::syntax::parse_module(&text));
     let mut taken = 0;
+    let mut read_ahead = 0;
     let line_starts = text.match_indices('\n').map(|(i, _)| i + 1);
     for cut in line_starts {
+        // The cut is the first instruction line at or after this one.
+        if let Some(parts) = hlo_layout::parse_module_range_tail_ahead(&text, whole.clone(), cut) {
+            read_ahead += 1;
+            assert_eq!(
+                ir_outcome(parts),
+                one_pass_ir,
+                "{} cut at the first instruction line from byte {cut}, the rest read ahead",
+                path.display()
+            );
+        }
         if let Some(halves) = hlo_layout::parse_module_range_at(&text, whole.clone(), cut) {
             taken += 1;
             assert_eq!(
@@ -71,17 +84,24 @@ fn every_cut_agrees(path: &Path) -> usize {
             );
         }
     }
-    taken
+    (taken, read_ahead)
 }
 
 #[test]
 fn two_halves_give_what_one_pass_gives_at_every_cut() {
-    let mut taken = 0;
+    let (mut taken, mut read_ahead) = (0, 0);
     for path in inputs() {
-        taken += every_cut_agrees(&path);
+        let (halves, ahead) = every_cut_agrees(&path);
+        taken += halves;
+        read_ahead += ahead;
     }
-    // The inputs have many computation boundaries; the test means nothing if none is taken.
+    // The inputs have many computation boundaries and instruction lines; the test means
+    // nothing if none is taken.
     assert!(taken > 50, "only {taken} cuts gave two halves");
+    assert!(
+        read_ahead > 200,
+        "only {read_ahead} cuts read the rest ahead"
+    );
 }
 
 #[test]
@@ -102,10 +122,53 @@ fn tricky_cuts_fall_back_or_agree() {
     for name in ["late_table.hlo", "late_header.hlo"] {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
         assert!(hlo_layout::parse_module(&text).is_err());
-        assert_eq!(every_cut_agrees(&dir.join(name)), 0, "{name}");
+        assert_eq!(every_cut_agrees(&dir.join(name)), (0, 0), "{name}");
     }
     // Names and ENTRYs given in both halves are reported as one pass reports them.
-    assert!(every_cut_agrees(&dir.join("duplicates.hlo")) > 0);
+    assert!(every_cut_agrees(&dir.join("duplicates.hlo")).0 > 0);
+    // An instruction line of a computation written in place is no place to cut.
+    let nested = text.find("\n    ").unwrap() + 1;
+    let from_nested = hlo_layout::syntax::instruction_line_cut(&text, 0..text.len(), nested);
+    assert!(from_nested.is_some_and(|cut| cut > nested && !text[cut..].starts_with("   ")));
+}
+
+/// Modules of the corpus cut at instruction lines across their text, the rest read ahead,
+/// give what one pass gives.
+#[test]
+fn corpus_modules_parse_the_same_with_the_rest_read_ahead() {
+    let mut compared = 0;
+    for folder in ["large", "xla-tests", "jax"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            println!("../shared/corpus not found: skipped");
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for range in hlo_layout::syntax::split_modules(&text) {
+                let one_pass = ir_outcome(hlo_layout::parse_module_range_cut(
+                    &text,
+                    range.clone(),
+                    usize::MAX,
+                ));
+                for sixths in 1..6 {
+                    let offset = range.len() / 6 * sixths;
+                    let Some(parts) =
+                        hlo_layout::parse_module_range_tail_ahead(&text, range.clone(), offset)
+                    else {
+                        continue;
+                    };
+                    assert_eq!(
+                        ir_outcome(parts),
+                        one_pass,
+                        "{} from {offset} bytes in",
+                        path.display()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} cuts compared");
 }
 
 /// Parsing on one thread while the other lowers gives what one pass gives, module or errors,

@@ -145,3 +145,72 @@ impl<'s> Sink<'s> for HandOff<'s, '_> {
         self.push(Event::End(attributes, end));
     }
 }
+
+/// A sink that keeps every event, to be handed to another sink later.
+#[derive(Default)]
+struct Recorded<'s> {
+    events: Vec<Event<'s>>,
+}
+
+impl<'s> Sink<'s> for Recorded<'s> {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        Some(header)
+    }
+
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        self.events.push(Event::Begin(head));
+    }
+
+    fn instruction(&mut self, instruction: ast::Instruction<'s>) {
+        self.events.push(Event::Instruction(instruction));
+    }
+
+    fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
+        self.events.push(Event::End(attributes, end));
+    }
+}
+
+/// Parses `source[range]` cut at `cut`, the start of an instruction line inside a
+/// computation body: a second thread reads the text after the cut ahead, keeping its events,
+/// while this one reads the text before it into `sink`, which then hears the kept events.
+/// So `sink` hears what it would have heard from one parse, and while this thread lowers
+/// (say) the whole module, the other has done most of the reading.
+///
+/// `None` when either part does not parse on its own without an error, or no second thread
+/// was to be had: only reading the whole in one go can then tell what the text is, and
+/// `sink`, which may have heard part of it, must be dropped. Each part is read by the
+/// happy-path parser alone, as any error sends the caller the long way.
+pub(crate) fn parse_with_tail_ahead<'s>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    cut: usize,
+    sink: &mut dyn Sink<'s>,
+) -> Option<ast::Module<'s>> {
+    if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
+        return None;
+    }
+    let (head, tail) = std::thread::scope(|scope| {
+        let tail = std::thread::Builder::new()
+            .name("parse-tail-ahead".into())
+            .stack_size(crate::SPAWNED_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                let mut recorded = Recorded::default();
+                let lexer = super::lexer::Lexer::with_range_in_body(source, cut, range.end);
+                super::happy_path::ModuleSuffixParser::new()
+                    .parse(&mut Vec::new(), &mut recorded, lexer)
+                    .ok()
+                    .map(|()| recorded.events)
+            })
+            .ok()?;
+        let lexer = super::lexer::Lexer::with_range(source, range.start, cut);
+        let head = super::happy_path::ModulePrefixParser::new()
+            .parse(&mut Vec::new(), sink, lexer)
+            .ok();
+        Some((head, tail.join().ok().flatten()))
+    })?;
+    let (head, tail) = (head?, tail?);
+    for event in tail {
+        event.replay(sink);
+    }
+    Some(*head)
+}

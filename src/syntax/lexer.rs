@@ -110,6 +110,16 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// Lexes `source[start..end]` as the rest of a computation body: `start` is where an
+    /// instruction line starts inside a body's braces, so the first unmatched `}` closes the
+    /// body ([`Token::BodyClose`]).
+    pub fn with_range_in_body(source: &'s str, start: usize, end: usize) -> Lexer<'s> {
+        let mut lexer = Lexer::with_range(source, start, end);
+        lexer.braces.push(Brace::Body);
+        lexer.depth = 1;
+        lexer
+    }
+
     /// The same lexer without the whole-form shortcuts: every form token by token.
     pub fn without_shortcuts(mut self) -> Lexer<'s> {
         self.shortcuts = false;

@@ -172,6 +172,31 @@ pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) 
         .map(|cut| range.start + cut)
 }
 
+/// Where `source[range]` may be cut inside a computation body, for
+/// [`handoff::parse_with_tail_ahead`]: the start of the first line at or after `offset`
+/// bytes into the range that is indented by two spaces and begins with a name or `ROOT`, as
+/// XLA prints the instructions of a computation. It is a guess made without lexing: the
+/// parts are taken only when each parses on its own, which a cut inside a string, a comment
+/// or a computation written in place never allows.
+pub fn instruction_line_cut(
+    source: &str,
+    range: std::ops::Range<usize>,
+    offset: usize,
+) -> Option<usize> {
+    let bytes = source.get(range.clone())?.as_bytes();
+    let line_break = memchr::memmem::Finder::new(b"\n  ");
+    let mut from = offset.min(bytes.len());
+    while let Some(found) = bytes.get(from..).and_then(|rest| line_break.find(rest)) {
+        let line = from + found + 1;
+        let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
+        if bytes.get(line + 2).copied().is_some_and(starts_a_name) {
+            return Some(range.start + line);
+        }
+        from = line;
+    }
+    None
+}
+
 /// Parses `source[range.start..cut]` on this thread and `source[cut..range.end]` on another,
 /// each into a sink `new_sink` makes. `None` unless both halves parse without an error and
 /// the second is computations only (no header, tables or lone instruction), so that reading
