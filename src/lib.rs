@@ -213,12 +213,13 @@ pub fn parse_module_range(
 
 /// Where a module without a balanced cut between computations is cut for
 /// [`parse_module_range_tail_ahead`], in tenths of its text. This thread reads the part
-/// before the cut and lowers the whole module while the other reads the rest. Measured on
-/// the corpus's pre-optimization dumps, cut at 20% to 45% (MB/s, one thread first):
-/// transformer24 pre 121 / 123, 143, 163, 167, 187, 176; resnet50 pre 112 / -, 112, 123,
-/// 128, 139, 115 (no cut at 20%); lowering what was read ahead is slower than lowering as
-/// it is read, so this thread's share is smaller than the share of reading in the work.
-const TAIL_AHEAD_TENTHS: usize = 4;
+/// before the cut, then lowers the events the other sends as it reads the rest. Lowering
+/// events read on another core costs about 1.6 times lowering them as they are read, so this
+/// thread's share is the smaller. transformer24 pre, parse+lower in MB/s (a scratch driver
+/// with the binary's allocator, best of 7), cut at 20% to 50% in steps of 5: 199, 230, 231,
+/// 224, 219, 209, 205, against 161 on one thread (159, 182, 202, 214, 216, 210, 205 when the
+/// rest was kept until both parts were read, then lowered).
+const TAIL_AHEAD_TENTHS: usize = 3;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else parsing on one while the other

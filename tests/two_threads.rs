@@ -132,6 +132,47 @@ fn tricky_cuts_fall_back_or_agree() {
     assert!(from_nested.is_some_and(|cut| cut > nested && !text[cut..].starts_with("   ")));
 }
 
+/// A tail of more short lines than the channel has room for makes the reader wait for the
+/// head to be read; the module is still the one a single pass gives. A head that does not
+/// parse ends the read-ahead, with no module, however much tail is left to send.
+#[test]
+fn a_long_tail_of_short_lines_waits_and_a_bad_head_stops_it() {
+    let mut text = String::from("HloModule m\n\nENTRY e {\n");
+    for i in 0..2_000 {
+        text.push_str(&format!("  p{i} = f32[8,128]{{1,0}} parameter({i})\n"));
+    }
+    let tail = text.len();
+    // Lines of 15 bytes, fewer than the 16 the channel's room is reckoned at; `%` keeps
+    // `name=` from being read as an attribute name.
+    text.push_str("  %first = () tuple()\n");
+    let digits = "0123456789abcdefghijklmnopqrstuvwxyz".as_bytes();
+    for first in "hjkqvwyz".chars() {
+        for &second in digits {
+            for &third in digits {
+                let (second, third) = (second as char, third as char);
+                text.push_str(&format!("%{first}{second}{third}=()tuple()\n"));
+            }
+        }
+    }
+    text.push_str("  ROOT r = () tuple()\n}\n");
+    let whole = 0..text.len();
+    let one_pass = ir_outcome(hlo_layout::parse_module_range_cut(
+        &text,
+        whole.clone(),
+        usize::MAX,
+    ));
+    assert!(!one_pass.starts_with('['), "{}", &one_pass[..200]);
+    let parts = hlo_layout::parse_module_range_tail_ahead(&text, whole.clone(), tail)
+        .expect("both parts parse");
+    assert_eq!(ir_outcome(parts), one_pass);
+
+    let bad_head = text.replacen("parameter(0)", "parameter(0", 1);
+    assert!(hlo_layout::parse_module(&bad_head).is_err());
+    assert!(
+        hlo_layout::parse_module_range_tail_ahead(&bad_head, 0..bad_head.len(), tail).is_none()
+    );
+}
+
 /// Modules of the corpus cut at instruction lines across their text, the rest read ahead,
 /// give what one pass gives.
 #[test]

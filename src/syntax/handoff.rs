@@ -4,7 +4,9 @@
 //! parsed in two halves, but it can be parsed and lowered at once, each on its own core.
 //!
 //! The events are replayed in the order the parser gave them, so the sink sees exactly what
-//! it would have seen on the parser's thread.
+//! it would have seen on the parser's thread. The same batches carry the events of a
+//! module's tail, read ahead on a second thread while the first reads and lowers the head
+//! ([`parse_with_tail_ahead`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -87,13 +89,9 @@ where
             batch: Vec::with_capacity(BATCH_EVENTS),
         };
         let tree = super::parse_module_into(source, range, &mut hand_off);
-        let HandOff { sender, batch, .. } = hand_off;
-        if !batch.is_empty() {
-            // A consumer that has gone has failed; the join says.
-            let _ = sender.send(batch);
-        }
+        hand_off.flush();
         // Dropping the sender ends the consumer's loop.
-        drop(sender);
+        drop(hand_off);
         let sink = consumer.join().ok()?;
         Some((tree, sink))
     })
@@ -109,6 +107,14 @@ struct HandOff<'s, 'f> {
 }
 
 impl<'s> HandOff<'s, '_> {
+    /// Sends what is left of the last batch.
+    fn flush(&mut self) {
+        if !self.batch.is_empty() {
+            // A consumer that has gone has failed; the join says.
+            let _ = self.sender.send(std::mem::take(&mut self.batch));
+        }
+    }
+
     fn push(&mut self, event: Event<'s>) {
         if self.stopped.load(Ordering::Relaxed) {
             return;
@@ -146,35 +152,11 @@ impl<'s> Sink<'s> for HandOff<'s, '_> {
     }
 }
 
-/// A sink that keeps every event, to be handed to another sink later.
-#[derive(Default)]
-struct Recorded<'s> {
-    events: Vec<Event<'s>>,
-}
-
-impl<'s> Sink<'s> for Recorded<'s> {
-    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
-        Some(header)
-    }
-
-    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
-        self.events.push(Event::Begin(head));
-    }
-
-    fn instruction(&mut self, instruction: ast::Instruction<'s>) {
-        self.events.push(Event::Instruction(instruction));
-    }
-
-    fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
-        self.events.push(Event::End(attributes, end));
-    }
-}
-
 /// Parses `source[range]` cut at `cut`, the start of an instruction line inside a
-/// computation body: a second thread reads the text after the cut ahead, keeping its events,
-/// while this one reads the text before it into `sink`, which then hears the kept events.
-/// So `sink` hears what it would have heard from one parse, and while this thread lowers
-/// (say) the whole module, the other has done most of the reading.
+/// computation body: a second thread reads the text after the cut and sends its events in
+/// batches, while this one reads the text before it into `sink`, then hands `sink` the
+/// batches, many of them already waiting. So `sink` hears what it would have heard from one
+/// parse, and while this thread lowers (say) the whole module, the other reads most of it.
 ///
 /// `None` when either part does not parse on its own without an error, or no second thread
 /// was to be had: only reading the whole in one go can then tell what the text is, and
@@ -189,28 +171,47 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
         return None;
     }
-    let (head, tail) = std::thread::scope(|scope| {
+    // Room for every batch the tail makes while this thread reads the head (an event takes a
+    // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
+    let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
+    let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s>>>(batches);
+    let stopped = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let stopped = &stopped;
         let tail = std::thread::Builder::new()
             .name("parse-tail-ahead".into())
             .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, || {
-                let mut recorded = Recorded::default();
+            .spawn_scoped(scope, move || {
+                let mut hand_off = HandOff {
+                    sender,
+                    stopped,
+                    takes_header: false,
+                    batch: Vec::with_capacity(BATCH_EVENTS),
+                };
                 let lexer = super::lexer::Lexer::with_range_in_body(source, cut, range.end);
-                super::happy_path::ModuleSuffixParser::new()
-                    .parse(&mut Vec::new(), &mut recorded, lexer)
-                    .ok()
-                    .map(|()| recorded.events)
+                let parsed = super::happy_path::ModuleSuffixParser::new()
+                    .parse(&mut Vec::new(), &mut hand_off, lexer)
+                    .is_ok();
+                hand_off.flush();
+                parsed
             })
             .ok()?;
         let lexer = super::lexer::Lexer::with_range(source, range.start, cut);
         let head = super::happy_path::ModulePrefixParser::new()
             .parse(&mut Vec::new(), sink, lexer)
             .ok();
-        Some((head, tail.join().ok().flatten()))
-    })?;
-    let (head, tail) = (head?, tail?);
-    for event in tail {
-        event.replay(sink);
-    }
-    Some(*head)
+        if head.is_some() {
+            for batch in &receiver {
+                for event in batch {
+                    event.replay(sink);
+                }
+            }
+        } else {
+            // The tail's events are of no use: it stops sending them.
+            stopped.store(true, Ordering::Relaxed);
+        }
+        drop(receiver);
+        let tail_parsed = tail.join().ok()?;
+        tail_parsed.then_some(*head?)
+    })
 }
