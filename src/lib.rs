@@ -133,7 +133,7 @@ pub fn parse_module_range_at(
 
 /// Parses and lowers `text[range]` on this thread, cut at the first instruction line
 /// `offset` bytes or more into it, while a second thread reads the text after the cut ahead
-/// ([`syntax::handoff::parse_with_tail_ahead`]); `None` when there is no such line, the parts
+/// ([`lower::read_ahead`]); `None` when there is no such line, the parts
 /// do not each parse on their own, or no second thread was to be had. Whenever it gives a
 /// module, it is the module [`parse_module_range`] gives.
 #[doc(hidden)]
@@ -144,7 +144,7 @@ pub fn parse_module_range_tail_ahead(
 ) -> Option<Result<ir::Module, Vec<Error>>> {
     let cut = syntax::instruction_line_cut(text, range.clone(), offset)?;
     let mut lowering = lower::ModuleLowering::new(text);
-    let tree = syntax::handoff::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
+    let tree = lower::read_ahead::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
     Some(
         lowering
             .finish(&tree)
@@ -212,18 +212,18 @@ pub fn parse_module_range(
 }
 
 /// Where a module without a balanced cut between computations is cut for
-/// [`parse_module_range_tail_ahead`], in tenths of its text. This thread reads the part
-/// before the cut, then lowers the events the other sends as it reads the rest. Lowering
-/// events read on another core costs about 1.6 times lowering them as they are read, so this
-/// thread's share is the smaller. transformer24 pre, parse+lower in MB/s (a scratch driver
-/// with the binary's allocator, best of 7), cut at 20% to 50% in steps of 5: 199, 230, 231,
-/// 224, 219, 209, 205, against 161 on one thread (159, 182, 202, 214, 216, 210, 205 when the
-/// rest was kept until both parts were read, then lowered).
-const TAIL_AHEAD_TENTHS: usize = 3;
+/// [`parse_module_range_tail_ahead`], in tenths of its text. This thread reads and lowers
+/// the part before the cut, then places the lines the other has read and lowered as far as
+/// it could; placing them takes less than lowering them, so this thread's share is the
+/// smaller. Parse+lower in MB/s (a scratch driver with the binary's allocator, best of 7),
+/// cut at 20% to 50% in steps of 5: transformer24 pre 153, 154, 192, 154, 232, 238, 225
+/// (one thread 152); mixtral 1x8 115, -, 144, 160, 151, 141, 142 (one thread 103).
+const TAIL_AHEAD_TENTHS: usize = 4;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
-/// halves when it has a place to cut near its middle, else parsing on one while the other
-/// lowers; the result is the same every way, which tests check with a small `min_bytes`.
+/// halves when it has a place to cut near its middle, else cut inside a computation with the
+/// rest read ahead, or parsing on one while the other lowers; the result is the same every
+/// way, which tests check with a small `min_bytes`.
 #[doc(hidden)]
 pub fn parse_module_range_cut(
     text: &str,
@@ -237,7 +237,8 @@ pub fn parse_module_range_cut(
         return lowered;
     }
     // No cut, or one that would leave one thread most of the work (a module that is mostly
-    // one computation): one thread parses while the other lowers.
+    // one computation): cut inside a computation, the rest read ahead on the other thread;
+    // failing that, one thread parses while the other lowers.
     if range.len() >= min_bytes.max(1) {
         let offset = range.len() / 10 * TAIL_AHEAD_TENTHS;
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {

@@ -126,6 +126,10 @@ fn tricky_cuts_fall_back_or_agree() {
     }
     // Names and ENTRYs given in both halves are reported as one pass reports them.
     assert!(every_cut_agrees(&dir.join("duplicates.hlo")).0 > 0);
+    // Lines read ahead that lower with an error, write a computation in place or nest an
+    // instruction are lowered where they are placed, and report what one pass reports.
+    let (_, read_ahead) = every_cut_agrees(&dir.join("lowering_errors_after_the_cut.hlo"));
+    assert!(read_ahead >= 20, "{read_ahead}");
     // An instruction line of a computation written in place is no place to cut.
     let nested = text.find("\n    ").unwrap() + 1;
     let from_nested = hlo_layout::syntax::instruction_line_cut(&text, 0..text.len(), nested);

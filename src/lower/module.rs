@@ -489,6 +489,19 @@ impl<'s> ModuleLowering<'s> {
         .statement(instruction);
     }
 
+    /// Places a line of the open computation that [`Prelowering`] lowered.
+    pub(crate) fn prelowered(&mut self, prelowered: Prelowered<'s>) {
+        let Some(open) = &mut self.open else {
+            return;
+        };
+        ComputationLowering {
+            open,
+            memo: &mut self.memo,
+            closed: &mut self.closed,
+        }
+        .prelowered_statement(prelowered);
+    }
+
     fn end(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
         let Some(mut open) = self.open.take() else {
             return;
@@ -1091,17 +1104,154 @@ struct PendingOperand<'s> {
     path: Vec<i64>,
 }
 
+/// An operand by name, with what lowering makes of it before its name is looked up.
+pub(crate) struct PreparedOperand<'s> {
+    slot: u32,
+    name: ast::Name<'s>,
+    /// The shape the text declared for the operand, if any.
+    shape: Option<Arc<Shape>>,
+    /// The compact tuple-element path (`%t#1`), as far as its indices are numbers.
+    path: Vec<i64>,
+    /// Whether the text wrote a path at all.
+    indexed: bool,
+}
+
+impl<'s> PreparedOperand<'s> {
+    /// `None` unless `operand` names an instruction.
+    fn new(memo: &mut Memo<'s>, slot: u32, operand: &ast::Operand<'s>) -> Option<Self> {
+        let ast::Operand::Ref {
+            name,
+            indices,
+            shape,
+        } = operand
+        else {
+            return None;
+        };
+        Some(PreparedOperand {
+            slot,
+            name: *name,
+            shape: shape.as_ref().and_then(|s| memo.shape(s).ok()),
+            path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
+            indexed: !indices.is_empty(),
+        })
+    }
+}
+
+/// An instruction line lowered as far as it can be without its computation: everything
+/// but its place in the graph and the connection of its operands.
+pub(crate) struct Prelowered<'s> {
+    root: bool,
+    name: ast::Name<'s>,
+    span: Span,
+    lowered: Instruction,
+    callee_lists: Vec<(Option<usize>, CalleeList<'s>)>,
+    operands: Vec<PreparedOperand<'s>>,
+}
+
+/// Lowers instruction lines ahead of the computation they belong to, on another thread
+/// than the [`ModuleLowering`] that places them ([`crate::lower::read_ahead`]). Only lines
+/// that lower without an error, whose operands all name instructions and that write no
+/// computation in place are taken: any other is handed over as it was read, so that the
+/// lowering that places it reports what it reports, in its order.
+pub(crate) struct Prelowering<'s> {
+    memo: Memo<'s>,
+    /// A computation to lower into, which nothing reads: lowering a line needs one.
+    scratch: OpenComputation<'s>,
+    closed: Closed<'s>,
+}
+
+impl<'s> Prelowering<'s> {
+    pub(crate) fn new(source: &'s str) -> Prelowering<'s> {
+        let head = ast::ComputationHead {
+            entry: false,
+            name: ast::Name {
+                text: "",
+                percent: false,
+                span: Span::new(0, 0),
+            },
+            signature: None,
+            start: 0,
+        };
+        Prelowering {
+            memo: Memo {
+                source: Some(source),
+                ..Memo::default()
+            },
+            scratch: OpenComputation::new(head, Computation::new("")),
+            closed: Closed::default(),
+        }
+    }
+
+    /// The line lowered as far as it can be, or the line itself when it is not taken.
+    // The line is given back by value, as it goes on by value to the thread that places it.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn prepare(
+        &mut self,
+        instruction: ast::Instruction<'s>,
+    ) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
+        let writes_in_place = instruction
+            .attributes
+            .iter()
+            .any(|attribute| holds_body(&attribute.value));
+        if writes_in_place {
+            return Err(instruction);
+        }
+        let mut lowering = ComputationLowering {
+            open: &mut self.scratch,
+            memo: &mut self.memo,
+            closed: &mut self.closed,
+        };
+        let prepared = lowering.prepare(&instruction);
+        let Some((lowered, callee_lists, operands)) = prepared else {
+            self.closed.errors.clear();
+            self.scratch.dropped.clear();
+            return Err(instruction);
+        };
+        let operands: Option<Vec<_>> = (0u32..)
+            .zip(operands)
+            .map(|(slot, operand)| PreparedOperand::new(lowering.memo, slot, operand))
+            .collect();
+        match operands {
+            Some(operands) if self.closed.errors.is_empty() => Ok(Prelowered {
+                root: instruction.root,
+                name: instruction.name,
+                span: instruction.span,
+                lowered,
+                callee_lists,
+                operands,
+            }),
+            _ => {
+                self.closed.errors.clear();
+                Err(instruction)
+            }
+        }
+    }
+}
+
 impl<'s> ComputationLowering<'_, 's> {
     /// Lowers one line of the computation.
     fn statement(&mut self, instruction: &ast::Instruction<'s>) {
         let mut pending = std::mem::take(&mut self.open.pending);
         let id = self.instruction(instruction, &mut pending);
         self.open.pending = pending;
-        if instruction.root {
+        self.mark_root(instruction.root, id, instruction.span);
+    }
+
+    /// Places one line of the computation that [`Prelowering`] lowered.
+    fn prelowered_statement(&mut self, prelowered: Prelowered<'s>) {
+        let (root, span) = (prelowered.root, prelowered.span);
+        let mut pending = std::mem::take(&mut self.open.pending);
+        let id = self.place(prelowered, &mut pending);
+        self.open.pending = pending;
+        self.mark_root(root, id, span);
+    }
+
+    fn mark_root(&mut self, root: bool, id: Option<InstrId>, span: Span) {
+        if root {
             if self.open.root.is_some() {
                 self.closed.errors.push(ModuleError::MultipleRoots {
                     computation: self.open.head.name.text.to_string(),
-                    span: instruction.span,
+                    span,
                 });
             }
             self.open.root = self.open.root.or(id);
@@ -1324,6 +1474,25 @@ impl<'s> ComputationLowering<'_, 's> {
         instruction: &ast::Instruction<'s>,
         pending: &mut Vec<PendingOperand<'s>>,
     ) -> Option<InstrId> {
+        let (lowered, callee_lists, operands) = self.prepare(instruction)?;
+        let id = self.add(lowered, instruction.name, instruction.span)?;
+        self.register_callees(id, callee_lists);
+        self.operands(id, operands, pending);
+        Some(id)
+    }
+
+    /// What lowering makes of an instruction line before it has a place in its
+    /// computation: the instruction, the computations it calls, and its operands still to
+    /// be connected. `None` when its shape does not lower (reported).
+    #[allow(clippy::type_complexity)]
+    fn prepare<'o>(
+        &mut self,
+        instruction: &'o ast::Instruction<'s>,
+    ) -> Option<(
+        Instruction,
+        Vec<(Option<usize>, CalleeList<'s>)>,
+        &'o [ast::Operand<'s>],
+    )> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         let (shape, shape_written) = match &instruction.shape {
             Some(shape) => match self.memo.shape(shape) {
@@ -1401,7 +1570,15 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
         let operands = self.payload(instruction, &mut lowered);
-        let id = self.add(lowered, instruction.name, instruction.span)?;
+        Some((lowered, callee_lists, operands))
+    }
+
+    /// Records the computations instruction `id` calls, for resolving at the module's end.
+    fn register_callees(
+        &mut self,
+        id: InstrId,
+        callee_lists: Vec<(Option<usize>, CalleeList<'s>)>,
+    ) {
         for (index, list) in callee_lists {
             self.open
                 .calls
@@ -1410,8 +1587,67 @@ impl<'s> ComputationLowering<'_, 's> {
                 self.open.in_place.push((id, index, list));
             }
         }
-        self.operands(id, operands, pending);
+    }
+
+    /// Places an instruction prepared on another thread ([`Prelowering`]), as
+    /// [`Self::instruction`] would have from its line.
+    fn place(
+        &mut self,
+        prelowered: Prelowered<'s>,
+        pending: &mut Vec<PendingOperand<'s>>,
+    ) -> Option<InstrId> {
+        let Prelowered {
+            name,
+            span,
+            lowered,
+            callee_lists,
+            operands,
+            ..
+        } = prelowered;
+        let id = self.add(lowered, name, span)?;
+        self.register_callees(id, callee_lists);
+        for operand in operands {
+            self.reference(id, operand, pending);
+        }
         Some(id)
+    }
+
+    /// Connects operand `operand` of `user` by name: at once when it is defined above, else
+    /// at the computation's end.
+    fn reference(
+        &mut self,
+        user: InstrId,
+        operand: PreparedOperand<'s>,
+        pending: &mut Vec<PendingOperand<'s>>,
+    ) {
+        let PreparedOperand {
+            slot,
+            name,
+            shape,
+            path,
+            indexed,
+        } = operand;
+        let user_instruction = self.open.computation.instruction_mut(user);
+        if name.percent != user_instruction.style.operand_percent {
+            user_instruction.percent_exceptions.push(slot);
+        }
+        if indexed {
+            user_instruction.tuple_paths.push((slot, path.clone()));
+        }
+        let operand = PendingOperand {
+            user,
+            slot,
+            name,
+            shape,
+            path,
+        };
+        // An operand defined above (nearly all are) is connected at once; the rest wait
+        // for the end of the computation. An instruction naming itself is read before its
+        // own definition.
+        match self.open.computation.find(name.text) {
+            Some(id) if id != user => self.connect(operand, id),
+            _ => pending.push(operand),
+        }
     }
 
     /// Takes `parameter(N)` and `constant(literal)` out of the operand list; returns the
@@ -1492,36 +1728,9 @@ impl<'s> ComputationLowering<'_, 's> {
         for (slot, operand) in operands.iter().enumerate() {
             let slot = slot as u32;
             match operand {
-                ast::Operand::Ref {
-                    name,
-                    indices,
-                    shape,
-                } => {
-                    let user_instruction = self.open.computation.instruction_mut(user);
-                    if name.percent != user_instruction.style.operand_percent {
-                        user_instruction.percent_exceptions.push(slot);
-                    }
-                    let operand = PendingOperand {
-                        user,
-                        slot,
-                        name: *name,
-                        shape: shape.as_ref().and_then(|s| self.memo.shape(s).ok()),
-                        path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
-                    };
-                    // An operand defined above (nearly all are) is connected at once; the
-                    // rest wait for the end of the computation.
-                    // An instruction naming itself is read before its own definition.
-                    match self.open.computation.find(name.text) {
-                        Some(id) if id != user => self.connect(operand, id),
-                        _ => pending.push(operand),
-                    }
-                    if !indices.is_empty() {
-                        let path = indices.iter().filter_map(|i| i.text.parse().ok()).collect();
-                        self.open
-                            .computation
-                            .instruction_mut(user)
-                            .tuple_paths
-                            .push((slot, path));
+                ast::Operand::Ref { .. } => {
+                    if let Some(operand) = PreparedOperand::new(self.memo, slot, operand) {
+                        self.reference(user, operand, pending);
                     }
                 }
                 ast::Operand::Nested {

@@ -4,9 +4,7 @@
 //! parsed in two halves, but it can be parsed and lowered at once, each on its own core.
 //!
 //! The events are replayed in the order the parser gave them, so the sink sees exactly what
-//! it would have seen on the parser's thread. The same batches carry the events of a
-//! module's tail, read ahead on a second thread while the first reads and lowers the head
-//! ([`parse_with_tail_ahead`]).
+//! it would have seen on the parser's thread.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -150,68 +148,4 @@ impl<'s> Sink<'s> for HandOff<'s, '_> {
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
         self.push(Event::End(attributes, end));
     }
-}
-
-/// Parses `source[range]` cut at `cut`, the start of an instruction line inside a
-/// computation body: a second thread reads the text after the cut and sends its events in
-/// batches, while this one reads the text before it into `sink`, then hands `sink` the
-/// batches, many of them already waiting. So `sink` hears what it would have heard from one
-/// parse, and while this thread lowers (say) the whole module, the other reads most of it.
-///
-/// `None` when either part does not parse on its own without an error, or no second thread
-/// was to be had: only reading the whole in one go can then tell what the text is, and
-/// `sink`, which may have heard part of it, must be dropped. Each part is read by the
-/// happy-path parser alone, as any error sends the caller the long way.
-pub(crate) fn parse_with_tail_ahead<'s>(
-    source: &'s str,
-    range: std::ops::Range<usize>,
-    cut: usize,
-    sink: &mut dyn Sink<'s>,
-) -> Option<ast::Module<'s>> {
-    if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
-        return None;
-    }
-    // Room for every batch the tail makes while this thread reads the head (an event takes a
-    // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
-    let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s>>>(batches);
-    let stopped = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let stopped = &stopped;
-        let tail = std::thread::Builder::new()
-            .name("parse-tail-ahead".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let mut hand_off = HandOff {
-                    sender,
-                    stopped,
-                    takes_header: false,
-                    batch: Vec::with_capacity(BATCH_EVENTS),
-                };
-                let lexer = super::lexer::Lexer::with_range_in_body(source, cut, range.end);
-                let parsed = super::happy_path::ModuleSuffixParser::new()
-                    .parse(&mut Vec::new(), &mut hand_off, lexer)
-                    .is_ok();
-                hand_off.flush();
-                parsed
-            })
-            .ok()?;
-        let lexer = super::lexer::Lexer::with_range(source, range.start, cut);
-        let head = super::happy_path::ModulePrefixParser::new()
-            .parse(&mut Vec::new(), sink, lexer)
-            .ok();
-        if head.is_some() {
-            for batch in &receiver {
-                for event in batch {
-                    event.replay(sink);
-                }
-            }
-        } else {
-            // The tail's events are of no use: it stops sending them.
-            stopped.store(true, Ordering::Relaxed);
-        }
-        drop(receiver);
-        let tail_parsed = tail.join().ok()?;
-        tail_parsed.then_some(*head?)
-    })
 }

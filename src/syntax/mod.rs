@@ -109,15 +109,17 @@ pub fn parse_module_range_at(
 /// 71-75 MB/s on one thread, 81-93 MB/s handed over).
 pub const PARALLEL_MIN_BYTES: usize = 1 << 18;
 
-/// Whether cutting `range` at `cut` leaves each half at most four fifths of the text. Two
-/// halves take as long as the larger; past that share, parsing on one thread while the other
-/// lowers (`handoff`) is faster (transformer24 pre, cut at 86%: 76 MB/s in halves, 92 handed
-/// over, 82 on one thread).
+/// Whether cutting `range` at `cut` leaves each half at most two thirds of the text. Two
+/// halves take as long as the larger; past that share, reading the rest ahead from a cut
+/// inside a computation (`crate::lower::read_ahead`) is faster. Parse+lower in MB/s (a
+/// scratch driver with the binary's allocator, best of 7), halves against the rest read
+/// ahead from 40%: mixtral 2x8, cut at 25%, 129 / 150; resnet50 pre, cut at 27%, 175 / 196;
+/// gemma2, cut at 57%, 420 / 411; gemma3, cut at 55%, 305 / 301.
 pub fn halves_are_balanced(range: std::ops::Range<usize>, cut: usize) -> bool {
     let larger = cut
         .saturating_sub(range.start)
         .max(range.end.saturating_sub(cut));
-    larger.saturating_mul(5) <= range.len().saturating_mul(4)
+    larger.saturating_mul(3) <= range.len().saturating_mul(2)
 }
 
 /// Where `source[range]` may be cut in two to parse each half on its own thread: the start of
@@ -172,8 +174,46 @@ pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) 
         .map(|cut| range.start + cut)
 }
 
+/// Reads `source[start..cut]`, a module's text up to an instruction line inside a
+/// computation body, into `sink` with the happy-path parser; the module's header and
+/// tables, or `None` at the first error. With [`parse_suffix_into`], a module is read in
+/// two parts on two threads (`crate::lower::read_ahead`).
+pub(crate) fn parse_prefix_into<'s>(
+    source: &'s str,
+    start: usize,
+    cut: usize,
+    sink: &mut dyn ast::Sink<'s>,
+) -> Option<ast::Module<'s>> {
+    happy_path::ModulePrefixParser::new()
+        .parse(
+            &mut Vec::new(),
+            sink,
+            lexer::Lexer::with_range(source, start, cut),
+        )
+        .ok()
+        .map(|module| *module)
+}
+
+/// Reads `source[cut..end]`, the rest of a module from an instruction line inside a
+/// computation body, into `sink` with the happy-path parser; whether it read without an
+/// error.
+pub(crate) fn parse_suffix_into<'s>(
+    source: &'s str,
+    cut: usize,
+    end: usize,
+    sink: &mut dyn ast::Sink<'s>,
+) -> bool {
+    happy_path::ModuleSuffixParser::new()
+        .parse(
+            &mut Vec::new(),
+            sink,
+            lexer::Lexer::with_range_in_body(source, cut, end),
+        )
+        .is_ok()
+}
+
 /// Where `source[range]` may be cut inside a computation body, for
-/// [`handoff::parse_with_tail_ahead`]: the start of the first line at or after `offset`
+/// [`parse_prefix_into`] and [`parse_suffix_into`]: the start of the first line at or after `offset`
 /// bytes into the range that is indented by two spaces and begins with a name or `ROOT`, as
 /// XLA prints the instructions of a computation. It is a guess made without lexing: the
 /// parts are taken only when each parses on its own, which a cut inside a string, a comment
