@@ -152,34 +152,6 @@ pub fn parse_module_range_tail_ahead(
     )
 }
 
-/// Parses `text[range]` on this thread while a second one lowers what it reads; `None` when
-/// no second thread was to be had. Whenever it gives a module, it is the module
-/// [`parse_module_range`] gives.
-#[doc(hidden)]
-pub fn parse_module_range_handed_over(
-    text: &str,
-    range: std::ops::Range<usize>,
-) -> Option<Result<ir::Module, Vec<Error>>> {
-    let (tree, lowering) = syntax::handoff::parse_handing_over(
-        text,
-        range,
-        lower::ModuleLowering::new(text),
-        syntax::handoff::HandOffOptions {
-            takes_header: false,
-        },
-        |_| false,
-    )?;
-    let tree = match tree {
-        Ok(tree) => tree,
-        Err(errors) => return Some(Err(errors.into_iter().map(Error::from).collect())),
-    };
-    let lowered = match tree.instruction {
-        Some(_) => lower::lower_module(&tree),
-        None => lowering.finish(&tree),
-    };
-    Some(lowered.map_err(|errors| errors.into_iter().map(Error::from).collect()))
-}
-
 /// Parses a module and prints it canonically (see [`mod@print`]). Every error found is returned,
 /// each with a span into `text`.
 pub fn format_module(text: &str) -> Result<String, Vec<Error>> {
@@ -222,8 +194,8 @@ const TAIL_AHEAD_TENTHS: usize = 4;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else cut inside a computation with the
-/// rest read ahead, or parsing on one while the other lowers; the result is the same every
-/// way, which tests check with a small `min_bytes`.
+/// rest read ahead; the result is the same every way, which tests check with a small
+/// `min_bytes`.
 #[doc(hidden)]
 pub fn parse_module_range_cut(
     text: &str,
@@ -237,14 +209,13 @@ pub fn parse_module_range_cut(
         return lowered;
     }
     // No cut, or one that would leave one thread most of the work (a module that is mostly
-    // one computation): cut inside a computation, the rest read ahead on the other thread;
-    // failing that, one thread parses while the other lowers.
+    // one computation): cut inside a computation, the rest read ahead on the other thread.
+    // Failing that, one thread does it all: parsing on one while the other lowers what it
+    // hands over was slower than one thread (transformer24 opt 98-101 MB/s, pre 105-128,
+    // against 134 and 150 on one thread, best of 10).
     if range.len() >= min_bytes.max(1) {
         let offset = range.len() / 10 * TAIL_AHEAD_TENTHS;
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
-            return lowered;
-        }
-        if let Some(lowered) = parse_module_range_handed_over(text, range.clone()) {
             return lowered;
         }
     }

@@ -2,8 +2,8 @@
 //! boundary. The halves are taken only when each parses on its own, and then the module must
 //! be exactly the one a single pass gives: these tests cut small inputs at every line and
 //! compare, and parse the corpus both ways. A module without a cut near its middle is cut
-//! at an instruction line instead, the text after it read ahead on the second thread, or
-//! parsed on one thread and lowered on the other, each of which must give the same again. Large
+//! at an instruction line instead, the text after it read ahead on the second thread, which
+//! must give the same again. Large
 //! modules are verified on two threads too, and must give the errors one thread gives, in the
 //! same order; and printed on two threads, which must give the text one thread gives.
 
@@ -216,11 +216,11 @@ fn corpus_modules_parse_the_same_with_the_rest_read_ahead() {
     assert!(compared > 200, "only {compared} cuts compared");
 }
 
-/// Parsing on one thread while the other lowers gives what one pass gives, module or errors,
-/// for every small input and every corpus module, whichever way `parse_module_range` would
-/// have read it.
+/// Reading the rest ahead from a cut at a quarter, half and three quarters of the text
+/// gives what one pass gives, module or errors, for every small input and every corpus
+/// module, whichever way `parse_module_range` would have read it.
 #[test]
-fn lowering_on_a_second_thread_gives_what_one_pass_gives() {
+fn reading_the_rest_ahead_gives_what_one_pass_gives_with_or_without_errors() {
     let mut files = inputs();
     let mut compared_corpus = 0;
     for folder in [
@@ -236,7 +236,7 @@ fn lowering_on_a_second_thread_gives_what_one_pass_gives() {
             files.extend(found);
         }
     }
-    let mut errors = 0;
+    let (mut compared, mut errors) = (0, 0);
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         for range in hlo_layout::syntax::split_modules(&text) {
@@ -245,13 +245,21 @@ fn lowering_on_a_second_thread_gives_what_one_pass_gives() {
                 range.clone(),
                 usize::MAX,
             ));
-            let handed_over = hlo_layout::parse_module_range_handed_over(&text, range.clone())
-                .unwrap_or_else(|| panic!("{}: no second thread", path.display()));
-            errors += usize::from(handed_over.is_err());
-            assert_eq!(ir_outcome(handed_over), one_pass, "{}", path.display());
+            for quarters in 1..4 {
+                let offset = range.len() / 4 * quarters;
+                let Some(parts) =
+                    hlo_layout::parse_module_range_tail_ahead(&text, range.clone(), offset)
+                else {
+                    continue;
+                };
+                compared += 1;
+                errors += usize::from(parts.is_err());
+                assert_eq!(ir_outcome(parts), one_pass, "{}", path.display());
+            }
         }
     }
     // Inputs with errors are compared too, not only valid modules.
+    assert!(compared > 300, "only {compared} cuts compared");
     assert!(errors > 10, "only {errors} inputs with errors");
     if compared_corpus == 0 {
         println!("../shared/corpus not found: only tests/inputs were compared");

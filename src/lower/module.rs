@@ -322,6 +322,19 @@ struct Memo<'s> {
 }
 
 impl<'s> Memo<'s> {
+    /// Empties the memo's tables once they grow past a bound, for a lowering that keeps
+    /// memory small: a module with a unique attribute on every line would grow them with
+    /// every line.
+    fn trim(&mut self) {
+        const MEMO_ENTRIES: usize = 1024;
+        if self.printed.len() > MEMO_ENTRIES {
+            self.printed = FxHashMap::default();
+        }
+        if self.shapes.len() > MEMO_ENTRIES {
+            self.shapes = FxHashMap::default();
+        }
+    }
+
     /// A shape with XLA's default layout filled in where the text gave none. Only shapes
     /// that lower without error are kept, so each erroneous one reports at its own place.
     fn shape(&mut self, shape: &ast::Shape<'s>) -> Result<Arc<Shape>, Vec<LowerError>> {
@@ -645,13 +658,7 @@ impl<'s> ModuleLowering<'s> {
     /// texts about once per line, while a few hundred shapes, each shared by many lines,
     /// are most of a module's.
     pub(crate) fn trim_memo(&mut self) {
-        const MEMO_ENTRIES: usize = 1024;
-        if self.memo.printed.len() > MEMO_ENTRIES {
-            self.memo.printed = FxHashMap::default();
-        }
-        if self.memo.shapes.len() > MEMO_ENTRIES {
-            self.memo.shapes = FxHashMap::default();
-        }
+        self.memo.trim();
     }
 
     /// Ends a lowering whose computations [`ModuleLowering::take_last_closed`] took away:

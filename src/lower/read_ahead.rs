@@ -1,38 +1,75 @@
-//! Reading and lowering a module on two threads when it cannot be cut between computations
-//! near its middle (a pre-optimization dump is mostly its entry computation). The module is
-//! cut at an instruction line instead: this thread reads and lowers the text before the cut,
-//! while a second reads the text after it and lowers each line as far as it can without
-//! its computation ([`Prelowering`]), sending the lines in batches. This thread then places
-//! them in the graph, most of them already waiting, as it would have placed the lines it
-//! read itself.
+//! Lowering on two threads what one parser reads. The thread that reads a line also
+//! lowers it as far as it can without its computation ([`Prelowering`]) and sends it, in
+//! batches, to the thread that places it in the graph ([`Places`]), which is about half
+//! the work of lowering it. Two ways use this:
 //!
-//! A line the second thread cannot take as it is (an error, an operand that is not a name,
-//! a computation written in place) goes over as it was read and is lowered here, so the
-//! module and its errors are what one pass gives, in the same order.
+//! - [`parse_handing_over`]: one thread reads the whole module, the other lowers or places
+//!   what it reads and, for `check`, verifies it as it goes.
+//! - [`parse_with_tail_ahead`], for a module that cannot be cut between computations near
+//!   its middle (a pre-optimization dump is mostly its entry computation): it is cut at an
+//!   instruction line instead. This thread reads and lowers the text before the cut, while
+//!   a second reads the text after it; then this thread places the lines read ahead, most
+//!   of them already waiting.
+//!
+//! A line that cannot be taken as it is (an error, an operand that is not a name, a
+//! computation written in place) goes over as it was read and is lowered where it is
+//! placed, so the module and its errors are what one pass gives, in the same order.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use super::module::{ModuleLowering, Prelowered, Prelowering};
 use crate::syntax::ast::{self, Sink};
+use crate::syntax::SyntaxError;
 
-/// What the second thread reads, lowered as far as it can be there.
+/// A sink that also places lines [`Prelowering`] lowered on another thread.
+pub(crate) trait Places<'s>: Sink<'s> {
+    fn prelowered(&mut self, prelowered: Prelowered<'s>);
+}
+
+impl<'s> Places<'s> for ModuleLowering<'s> {
+    fn prelowered(&mut self, prelowered: Prelowered<'s>) {
+        ModuleLowering::prelowered(self, prelowered);
+    }
+}
+
+/// What the reading thread reads, lowered as far as it can be there.
 enum Event<'s> {
+    Header(Box<ast::Header<'s>>),
     Begin(ast::ComputationHead<'s>),
     Line(ast::Instruction<'s>),
     Prelowered(Prelowered<'s>),
     End(Vec<ast::Attribute<'s>>, usize),
 }
 
+impl<'s> Event<'s> {
+    fn replay(self, sink: &mut impl Places<'s>) {
+        match self {
+            Event::Header(header) => {
+                // Only a sink that takes the header has it sent (see `ReadAhead::header`).
+                let _ = sink.header(header);
+            }
+            Event::Begin(head) => sink.begin_computation(head),
+            Event::Line(instruction) => sink.instruction(instruction),
+            Event::Prelowered(prelowered) => sink.prelowered(prelowered),
+            Event::End(attributes, end) => sink.end_computation(attributes, end),
+        }
+    }
+}
+
 /// Events go over in batches of this many: handing each over alone costs more than lowering
 /// it.
 const BATCH_EVENTS: usize = 128;
 
-/// The second thread's sink: lowers what it can and sends batches until told to stop.
+/// The reading thread's sink: lowers what it can and sends batches until told to stop.
 struct ReadAhead<'s, 'f> {
-    prelowering: Prelowering<'s>,
+    /// Lowers lines as far as it can here; `None` hands them over as they were read.
+    prelowering: Option<Prelowering<'s>>,
     sender: mpsc::SyncSender<Vec<Event<'s>>>,
     stopped: &'f AtomicBool,
+    /// The sink takes the header from the parser ([`Sink::header`] returns `None` for it),
+    /// so it goes over too; else it stays in the tree.
+    takes_header: bool,
     batch: Vec<Event<'s>>,
 }
 
@@ -60,6 +97,14 @@ impl<'s> ReadAhead<'s, '_> {
 }
 
 impl<'s> Sink<'s> for ReadAhead<'s, '_> {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        if !self.takes_header {
+            return Some(header);
+        }
+        self.push(Event::Header(header));
+        None
+    }
+
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         self.push(Event::Begin(head));
     }
@@ -68,7 +113,11 @@ impl<'s> Sink<'s> for ReadAhead<'s, '_> {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
-        let event = match self.prelowering.prepare(instruction) {
+        let prepared = match &mut self.prelowering {
+            Some(prelowering) => prelowering.prepare(instruction),
+            None => Err(instruction),
+        };
+        let event = match prepared {
             Ok(prelowered) => Event::Prelowered(prelowered),
             Err(line) => Event::Line(line),
         };
@@ -110,9 +159,10 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, move || {
                 let mut read_ahead = ReadAhead {
-                    prelowering: Prelowering::new(source),
+                    prelowering: Some(Prelowering::new(source)),
                     sender,
                     stopped,
+                    takes_header: false,
                     batch: Vec::with_capacity(BATCH_EVENTS),
                 };
                 let parsed =
@@ -125,12 +175,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         if head.is_some() {
             for batch in &receiver {
                 for event in batch {
-                    match event {
-                        Event::Begin(head) => lowering.begin_computation(head),
-                        Event::Line(instruction) => lowering.instruction(instruction),
-                        Event::Prelowered(prelowered) => lowering.prelowered(prelowered),
-                        Event::End(attributes, end) => lowering.end_computation(attributes, end),
-                    }
+                    event.replay(lowering);
                 }
             }
         } else {
@@ -140,5 +185,58 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         drop(receiver);
         let tail_parsed = tail.join().ok()?;
         tail_parsed.then_some(head?)
+    })
+}
+
+/// Parses `source[range]` on this thread, lowering each line as far as it can be here when
+/// `prelower`, and hands what it reads to `sink` on a second thread; returns what parsing
+/// returned and the sink, or `None` when no second thread was to be had or it failed.
+/// After each batch, `stop` tells from the sink whether the rest may go unsent (a checker
+/// that has found an error); parsing still goes to the end, for its syntax errors.
+/// `takes_header`: the sink takes the header from the parser.
+pub(crate) fn parse_handing_over<'s, S>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    mut sink: S,
+    takes_header: bool,
+    prelower: bool,
+    stop: impl Fn(&S) -> bool + Send,
+) -> Option<(Result<ast::Module<'s>, Vec<SyntaxError>>, S)>
+where
+    S: Places<'s> + Send,
+{
+    let stopped = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Room for two batches: the parser stays at most that far ahead.
+        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s>>>(32);
+        let stopped = &stopped;
+        let consumer = std::thread::Builder::new()
+            .name("lower-handed-over".into())
+            .stack_size(crate::SPAWNED_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                for batch in receiver {
+                    for event in batch {
+                        event.replay(&mut sink);
+                    }
+                    if stop(&sink) {
+                        stopped.store(true, Ordering::Relaxed);
+                    }
+                }
+                sink
+            })
+            .ok()?;
+        let mut read_ahead = ReadAhead {
+            prelowering: prelower.then(|| Prelowering::new(source)),
+            sender,
+            stopped,
+            takes_header,
+            batch: Vec::with_capacity(BATCH_EVENTS),
+        };
+        let tree = crate::syntax::parse_module_into(source, range, &mut read_ahead);
+        read_ahead.flush();
+        // Dropping the sender ends the consumer's loop.
+        drop(read_ahead);
+        let sink = consumer.join().ok()?;
+        Some((tree, sink))
     })
 }

@@ -6,7 +6,6 @@
 
 pub mod ast;
 pub mod error;
-pub(crate) mod handoff;
 pub mod lexer;
 pub mod token;
 
