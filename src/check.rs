@@ -16,7 +16,7 @@
 //! usual way, which reports every error in order. So a valid module is read once and an
 //! invalid one twice. A large module is parsed on one thread, which lowers each line as far
 //! as it can without its computation, and placed and verified on a second, which the parser
-//! hands what it reads in batches ([`crate::lower::read_ahead`]).
+//! hands what it reads in batches (`crate::lower::read_ahead`).
 
 use rustc_hash::FxHashSet;
 

@@ -28,9 +28,11 @@
 //! - Large inputs use two threads and give exactly what one thread gives. A module of
 //!   [`syntax::PARALLEL_MIN_BYTES`] or more is parsed and lowered in two halves, cut where a
 //!   computation starts near the middle; the cut is taken only when each half parses on its
-//!   own as computations of one module. Otherwise one thread parses and hands what it reads
-//!   to the other, which lowers it in the same order (`tests/two_threads.rs` cuts small
-//!   inputs at every line, hands every input over, and compares). A module of
+//!   own as computations of one module. Otherwise it is cut at an instruction line, and the
+//!   other thread reads the rest ahead, lowering each line as far as it can without its
+//!   computation, for this one to place in the same order (`lower::read_ahead`;
+//!   `tests/two_threads.rs` cuts small inputs at every line both ways, and compares). A
+//!   module of
 //!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
 //!   its errors reported in computation order, and one of [`print::PARALLEL_MIN_INSTRUCTIONS`]
 //!   or more is printed in two shares of whole computations, joined in order.
@@ -133,7 +135,7 @@ pub fn parse_module_range_at(
 
 /// Parses and lowers `text[range]` on this thread, cut at the first instruction line
 /// `offset` bytes or more into it, while a second thread reads the text after the cut ahead
-/// ([`lower::read_ahead`]); `None` when there is no such line, the parts
+/// (`lower::read_ahead`); `None` when there is no such line, the parts
 /// do not each parse on their own, or no second thread was to be had. Whenever it gives a
 /// module, it is the module [`parse_module_range`] gives.
 #[doc(hidden)]

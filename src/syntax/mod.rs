@@ -212,7 +212,7 @@ pub(crate) fn parse_suffix_into<'s>(
 }
 
 /// Where `source[range]` may be cut inside a computation body, for
-/// [`parse_prefix_into`] and [`parse_suffix_into`]: the start of the first line at or after `offset`
+/// `parse_prefix_into` and `parse_suffix_into`: the start of the first line at or after `offset`
 /// bytes into the range that is indented by two spaces and begins with a name or `ROOT`, as
 /// XLA prints the instructions of a computation. It is a guess made without lexing: the
 /// parts are taken only when each parses on its own, which a cut inside a string, a comment
