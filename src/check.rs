@@ -187,10 +187,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
             return;
         }
         self.lowering.instruction(instruction);
-        self.lowering.trim_memo();
-        if self.one_by_one {
-            self.check_new_instructions();
-        }
+        self.after_line();
     }
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
@@ -219,14 +216,19 @@ impl<'s> Places<'s> for Streaming<'s> {
             return;
         }
         self.lowering.prelowered(prelowered);
+        self.after_line();
+    }
+}
+
+impl Streaming<'_> {
+    /// Once a line is lowered: keeps the memo small and checks what the line added.
+    fn after_line(&mut self) {
         self.lowering.trim_memo();
         if self.one_by_one {
             self.check_new_instructions();
         }
     }
-}
 
-impl Streaming<'_> {
     /// Checks the instructions the last line added, each as soon as it is complete, and
     /// drops what no later check reads of them: a computation that is mostly one then
     /// takes about a graph node per instruction, not its whole IR.

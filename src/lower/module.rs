@@ -490,29 +490,26 @@ impl<'s> ModuleLowering<'s> {
         self.open = Some(OpenComputation::new(head, computation));
     }
 
-    fn statement(&mut self, instruction: &ast::Instruction<'s>) {
-        let Some(open) = &mut self.open else {
-            return;
-        };
-        ComputationLowering {
-            open,
+    /// The lowering of the computation being read, if one is open.
+    fn open_computation(&mut self) -> Option<ComputationLowering<'_, 's>> {
+        Some(ComputationLowering {
+            open: self.open.as_mut()?,
             memo: &mut self.memo,
             closed: &mut self.closed,
+        })
+    }
+
+    fn statement(&mut self, instruction: &ast::Instruction<'s>) {
+        if let Some(mut lowering) = self.open_computation() {
+            lowering.statement(instruction);
         }
-        .statement(instruction);
     }
 
     /// Places a line of the open computation that [`Prelowering`] lowered.
     pub(crate) fn prelowered(&mut self, prelowered: Prelowered<'s>) {
-        let Some(open) = &mut self.open else {
-            return;
-        };
-        ComputationLowering {
-            open,
-            memo: &mut self.memo,
-            closed: &mut self.closed,
+        if let Some(mut lowering) = self.open_computation() {
+            lowering.prelowered_statement(prelowered);
         }
-        .prelowered_statement(prelowered);
     }
 
     fn end(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {

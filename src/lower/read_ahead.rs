@@ -1,10 +1,10 @@
-//! Lowering on two threads what one parser reads. The thread that reads a line also
-//! lowers it as far as it can without its computation ([`Prelowering`]) and sends it, in
-//! batches, to the thread that places it in the graph ([`Places`]), which is about half
-//! the work of lowering it. Two ways use this:
+//! Lowering on two threads what one parser reads: the reading thread sends what it reads in
+//! batches to the lowering thread. It may also lower each line as far as it can without its
+//! computation ([`Prelowering`]), which leaves the other only to place it in the graph
+//! ([`Places`]), about half the work of lowering it. Two ways use this:
 //!
-//! - [`parse_handing_over`]: one thread reads the whole module, the other lowers or places
-//!   what it reads and, for `check`, verifies it as it goes.
+//! - [`parse_handing_over`]: one thread reads the whole module, the other lowers what it
+//!   reads and, for `check`, verifies it as it goes.
 //! - [`parse_with_tail_ahead`], for a module that cannot be cut between computations near
 //!   its middle (a pre-optimization dump is mostly its entry computation): it is cut at an
 //!   instruction line instead. This thread reads and lowers the text before the cut, while
