@@ -136,6 +136,47 @@ fn tricky_cuts_fall_back_or_agree() {
     assert!(from_nested.is_some_and(|cut| cut > nested && !text[cut..].starts_with("   ")));
 }
 
+/// Every cut the read-ahead looks for in a valid corpus module is one it can take: a cut it
+/// gave up on would cost a wasted read of both parts and then a read on one thread. (A cut
+/// at a body's first line once was such a cut: the lexer tells the body's `{` from the text
+/// after it.)
+#[test]
+fn every_instruction_line_cut_in_valid_modules_is_taken() {
+    let mut tried = 0;
+    for folder in ["large", "xla-tests", "jax"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            println!("../shared/corpus not found: skipped");
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for range in hlo_layout::syntax::split_modules(&text) {
+                let valid = hlo_layout::parse_module_range_cut(&text, range.clone(), usize::MAX);
+                if range.len() < 100_000 || valid.is_err() {
+                    continue;
+                }
+                for tenths in 1..10 {
+                    let offset = range.len() / 10 * tenths;
+                    let Some(cut) =
+                        hlo_layout::syntax::instruction_line_cut(&text, range.clone(), offset)
+                    else {
+                        continue;
+                    };
+                    tried += 1;
+                    assert!(
+                        hlo_layout::parse_module_range_tail_ahead(&text, range.clone(), offset)
+                            .is_some(),
+                        "{} cut at {cut}: {:?}",
+                        path.display(),
+                        &text[cut.saturating_sub(40)..cut]
+                    );
+                }
+            }
+        }
+    }
+    assert!(tried > 100, "only {tried} cuts tried");
+}
+
 /// A tail of more short lines than the channel has room for makes the reader wait for the
 /// head to be read; the module is still the one a single pass gives. A head that does not
 /// parse ends the read-ahead, with no module, however much tail is left to send.

@@ -214,7 +214,8 @@ pub(crate) fn parse_suffix_into<'s>(
 /// Where `source[range]` may be cut inside a computation body, for
 /// `parse_prefix_into` and `parse_suffix_into`: the start of the first line at or after `offset`
 /// bytes into the range that is indented by two spaces and begins with a name or `ROOT`, as
-/// XLA prints the instructions of a computation. It is a guess made without lexing: the
+/// XLA prints the instructions of a computation, but for a body's first line (the lexer
+/// tells a body's `{` from the text after it). It is a guess made without lexing: the
 /// parts are taken only when each parses on its own, which a cut inside a string, a comment
 /// or a computation written in place never allows.
 pub fn instruction_line_cut(
@@ -228,7 +229,9 @@ pub fn instruction_line_cut(
     while let Some(found) = bytes.get(from..).and_then(|rest| line_break.find(rest)) {
         let line = from + found + 1;
         let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
-        if bytes.get(line + 2).copied().is_some_and(starts_a_name) {
+        // The lexer tells a body's `{` from the text after it, so a part may not end there.
+        let opens_a_body = bytes[..line - 1].trim_ascii_end().ends_with(b"{");
+        if bytes.get(line + 2).copied().is_some_and(starts_a_name) && !opens_a_body {
             return Some(range.start + line);
         }
         from = line;
