@@ -218,45 +218,6 @@ fn a_long_tail_of_short_lines_waits_and_a_bad_head_stops_it() {
     );
 }
 
-/// Modules of the corpus cut at instruction lines across their text, the rest read ahead,
-/// give what one pass gives.
-#[test]
-fn corpus_modules_parse_the_same_with_the_rest_read_ahead() {
-    let mut compared = 0;
-    for folder in ["large", "xla-tests", "jax"] {
-        let Some(dir) = common::corpus_dir(folder) else {
-            println!("../shared/corpus not found: skipped");
-            return;
-        };
-        for path in common::files(&dir, "hlo") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            for range in hlo_layout::syntax::split_modules(&text) {
-                let one_pass = ir_outcome(hlo_layout::parse_module_range_cut(
-                    &text,
-                    range.clone(),
-                    usize::MAX,
-                ));
-                for sixths in 1..6 {
-                    let offset = range.len() / 6 * sixths;
-                    let Some(parts) =
-                        hlo_layout::parse_module_range_tail_ahead(&text, range.clone(), offset)
-                    else {
-                        continue;
-                    };
-                    assert_eq!(
-                        ir_outcome(parts),
-                        one_pass,
-                        "{} from {offset} bytes in",
-                        path.display()
-                    );
-                    compared += 1;
-                }
-            }
-        }
-    }
-    assert!(compared > 200, "only {compared} cuts compared");
-}
-
 /// Reading the rest ahead from a cut at a quarter, half and three quarters of the text
 /// gives what one pass gives, module or errors, for every small input and every corpus
 /// module, whichever way `parse_module_range` would have read it.
