@@ -14,16 +14,14 @@
 //! Nothing is reported from that pass: when it finds any problem, or text it does not
 //! handle (a lone instruction, computations written in place), the module is read again the
 //! usual way, which reports every error in order. So a valid module is read once and an
-//! invalid one twice. A large module is parsed on one thread, which lowers each line as far
-//! as it can without its computation, and placed and verified on a second, which the parser
-//! hands what it reads in batches (`crate::lower::read_ahead`).
+//! invalid one twice. A large module is parsed on one thread and lowered and verified on a
+//! second, which the parser hands what it reads in batches (`crate::lower::read_ahead`).
 
 use rustc_hash::FxHashSet;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, TextAttribute};
-use crate::lower::read_ahead::{self, Places};
+use crate::lower::read_ahead;
 use crate::lower::ModuleLowering;
-use crate::lower::Prelowered;
 use crate::syntax::ast;
 use crate::verify::{self, Signature, VerifyOptions};
 use crate::Error;
@@ -86,9 +84,6 @@ pub fn check_on(
         range.clone(),
         Streaming::new(text, *options),
         true,
-        // Lowering lines as far as they go on the parser's thread made `check` slower
-        // (transformer24 opt 83-86 MB/s against 109-115 handed over as read, best of 10).
-        false,
         // Once an error is found, the parser need send nothing more.
         |sink: &Streaming<'_>| sink.verdict != Verdict::Valid,
     );
@@ -187,7 +182,10 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
             return;
         }
         self.lowering.instruction(instruction);
-        self.after_line();
+        self.lowering.trim_memo();
+        if self.one_by_one {
+            self.check_new_instructions();
+        }
     }
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
@@ -210,25 +208,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
     }
 }
 
-impl<'s> Places<'s> for Streaming<'s> {
-    fn prelowered(&mut self, prelowered: Prelowered<'s>) {
-        if self.verdict != Verdict::Valid {
-            return;
-        }
-        self.lowering.prelowered(prelowered);
-        self.after_line();
-    }
-}
-
 impl Streaming<'_> {
-    /// Once a line is lowered: keeps the memo small and checks what the line added.
-    fn after_line(&mut self) {
-        self.lowering.trim_memo();
-        if self.one_by_one {
-            self.check_new_instructions();
-        }
-    }
-
     /// Checks the instructions the last line added, each as soon as it is complete, and
     /// drops what no later check reads of them: a computation that is mostly one then
     /// takes about a graph node per instruction, not its whole IR.

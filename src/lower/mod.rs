@@ -6,6 +6,5 @@ pub(crate) mod read_ahead;
 pub mod shape;
 mod tables;
 
-pub(crate) use module::Prelowered;
 pub use module::{lower_module, ModuleError, ModuleLowering};
 pub use shape::{lower_shape, LowerError};

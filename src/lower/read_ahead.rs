@@ -1,20 +1,20 @@
 //! Lowering on two threads what one parser reads: the reading thread sends what it reads in
-//! batches to the lowering thread. It may also lower each line as far as it can without its
-//! computation ([`Prelowering`]), which leaves the other only to place it in the graph
-//! ([`Places`]), about half the work of lowering it. Two ways use this:
+//! batches to the lowering thread. Two ways use this:
 //!
-//! - [`parse_handing_over`]: one thread reads the whole module, the other lowers what it
-//!   reads and, for `check`, verifies it as it goes.
+//! - [`parse_handing_over`], for `check`: one thread reads the whole module and sends each
+//!   line as read; the other lowers and verifies it as it goes.
 //! - [`parse_with_tail_ahead`], for a module that cannot be cut between computations near
 //!   its middle (a pre-optimization dump is mostly its entry computation): it is cut at an
 //!   instruction line instead. This thread reads and lowers the text before the cut, while
-//!   a second reads the text after it; then this thread places the lines read ahead, most
-//!   of them already waiting.
+//!   a second reads the text after it and lowers each line as far as it can without its
+//!   computation ([`Prelowering`]), which leaves this thread only to place it in the graph,
+//!   about half the work of lowering it.
 //!
-//! A line that cannot be taken as it is (an error, an operand that is not a name, a
-//! computation written in place) goes over as it was read and is lowered where it is
-//! placed, so the module and its errors are what one pass gives, in the same order.
+//! A line that cannot be taken so (an error, an operand that is not a name, a computation
+//! written in place) goes over as it was read and is lowered where it is placed, so the
+//! module and its errors are what one pass gives, in the same order.
 
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
@@ -22,28 +22,43 @@ use super::module::{ModuleLowering, Prelowered, Prelowering};
 use crate::syntax::ast::{self, Sink};
 use crate::syntax::SyntaxError;
 
-/// A sink that also places lines [`Prelowering`] lowered on another thread.
-pub(crate) trait Places<'s>: Sink<'s> {
-    fn prelowered(&mut self, prelowered: Prelowered<'s>);
+/// What the reading thread makes of a line before sending it: `Ok` a line lowered as far as
+/// it goes there, `Err` the line as read.
+trait ReadLines<'s> {
+    type Lowered: Send;
+    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Self::Lowered, ast::Instruction<'s>>;
 }
 
-impl<'s> Places<'s> for ModuleLowering<'s> {
-    fn prelowered(&mut self, prelowered: Prelowered<'s>) {
-        ModuleLowering::prelowered(self, prelowered);
+impl<'s> ReadLines<'s> for Prelowering<'s> {
+    type Lowered = Prelowered<'s>;
+    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
+        self.prepare(line)
     }
 }
 
-/// What the reading thread reads, lowered as far as it can be there.
-enum Event<'s> {
+/// Sends every line as read: lowering on the reading thread made `check` slower
+/// (transformer24 opt 83-86 MB/s against 109-115 as read, best of 10).
+struct AsRead;
+
+impl<'s> ReadLines<'s> for AsRead {
+    type Lowered = Infallible;
+    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Infallible, ast::Instruction<'s>> {
+        Err(line)
+    }
+}
+
+/// What the reading thread reads, lowered as far as it can be there (`L`).
+enum Event<'s, L> {
     Header(Box<ast::Header<'s>>),
     Begin(ast::ComputationHead<'s>),
     Line(ast::Instruction<'s>),
-    Prelowered(Prelowered<'s>),
+    Lowered(L),
     End(Vec<ast::Attribute<'s>>, usize),
 }
 
-impl<'s> Event<'s> {
-    fn replay(self, sink: &mut impl Places<'s>) {
+impl<'s, L> Event<'s, L> {
+    /// Hands the event to `sink`; a lowered line goes to `place`.
+    fn replay<S: Sink<'s>>(self, sink: &mut S, place: impl FnOnce(&mut S, L)) {
         match self {
             Event::Header(header) => {
                 // Only a sink that takes the header has it sent (see `ReadAhead::header`).
@@ -51,7 +66,7 @@ impl<'s> Event<'s> {
             }
             Event::Begin(head) => sink.begin_computation(head),
             Event::Line(instruction) => sink.instruction(instruction),
-            Event::Prelowered(prelowered) => sink.prelowered(prelowered),
+            Event::Lowered(lowered) => place(sink, lowered),
             Event::End(attributes, end) => sink.end_computation(attributes, end),
         }
     }
@@ -62,19 +77,18 @@ impl<'s> Event<'s> {
 const BATCH_EVENTS: usize = 128;
 
 /// The reading thread's sink: lowers what it can and sends batches until told to stop.
-struct ReadAhead<'s, 'f> {
-    /// Lowers lines as far as it can here; `None` hands them over as they were read.
-    prelowering: Option<Prelowering<'s>>,
-    sender: mpsc::SyncSender<Vec<Event<'s>>>,
+struct ReadAhead<'s, 'f, R: ReadLines<'s>> {
+    lines: R,
+    sender: mpsc::SyncSender<Vec<Event<'s, R::Lowered>>>,
     stopped: &'f AtomicBool,
     /// The sink takes the header from the parser ([`Sink::header`] returns `None` for it),
     /// so it goes over too; else it stays in the tree.
     takes_header: bool,
-    batch: Vec<Event<'s>>,
+    batch: Vec<Event<'s, R::Lowered>>,
 }
 
-impl<'s> ReadAhead<'s, '_> {
-    fn push(&mut self, event: Event<'s>) {
+impl<'s, R: ReadLines<'s>> ReadAhead<'s, '_, R> {
+    fn push(&mut self, event: Event<'s, R::Lowered>) {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
@@ -96,7 +110,7 @@ impl<'s> ReadAhead<'s, '_> {
     }
 }
 
-impl<'s> Sink<'s> for ReadAhead<'s, '_> {
+impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
     fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
         if !self.takes_header {
             return Some(header);
@@ -113,12 +127,8 @@ impl<'s> Sink<'s> for ReadAhead<'s, '_> {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
-        let prepared = match &mut self.prelowering {
-            Some(prelowering) => prelowering.prepare(instruction),
-            None => Err(instruction),
-        };
-        let event = match prepared {
-            Ok(prelowered) => Event::Prelowered(prelowered),
+        let event = match self.lines.take(instruction) {
+            Ok(lowered) => Event::Lowered(lowered),
             Err(line) => Event::Line(line),
         };
         self.push(event);
@@ -150,7 +160,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     // Room for every batch the tail makes while this thread reads the head (an event takes a
     // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
     let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s>>>(batches);
+    let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s, Prelowered<'s>>>>(batches);
     let stopped = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let stopped = &stopped;
@@ -159,7 +169,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, move || {
                 let mut read_ahead = ReadAhead {
-                    prelowering: Some(Prelowering::new(source)),
+                    lines: Prelowering::new(source),
                     sender,
                     stopped,
                     takes_header: false,
@@ -175,7 +185,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         if head.is_some() {
             for batch in &receiver {
                 for event in batch {
-                    event.replay(lowering);
+                    event.replay(lowering, ModuleLowering::prelowered);
                 }
             }
         } else {
@@ -188,27 +198,28 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     })
 }
 
-/// Parses `source[range]` on this thread, lowering each line as far as it can be here when
-/// `prelower`, and hands what it reads to `sink` on a second thread; returns what parsing
-/// returned and the sink, or `None` when no second thread was to be had or it failed.
-/// After each batch, `stop` tells from the sink whether the rest may go unsent (a checker
-/// that has found an error); parsing still goes to the end, for its syntax errors.
-/// `takes_header`: the sink takes the header from the parser.
+/// Parses `source[range]` on this thread and hands each line, as read, to `sink` on a
+/// second thread; returns what parsing returned and the sink, or `None` when no second
+/// thread was to be had or it failed. After each batch, `stop` tells from the sink whether
+/// the rest may go unsent (a checker that has found an error); parsing still goes to the
+/// end, for its syntax errors. `takes_header`: the sink takes the header from the parser.
 pub(crate) fn parse_handing_over<'s, S>(
     source: &'s str,
     range: std::ops::Range<usize>,
     mut sink: S,
     takes_header: bool,
-    prelower: bool,
     stop: impl Fn(&S) -> bool + Send,
 ) -> Option<(Result<ast::Module<'s>, Vec<SyntaxError>>, S)>
 where
-    S: Places<'s> + Send,
+    S: Sink<'s> + Send,
 {
     let stopped = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        // Room for two batches: the parser stays at most that far ahead.
-        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s>>>(32);
+        // The parser stays at most 32 batches (4,096 lines) ahead, which bounds the memory
+        // in flight; with room for one, the threads waited on each other and `check` on two
+        // threads was no faster than on one (parse bench: 104.1 against 105.4 MB/s; 116.8 to
+        // 123.7 with room for 32, peak RSS of `check` on `large/` as before).
+        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s, Infallible>>>(32);
         let stopped = &stopped;
         let consumer = std::thread::Builder::new()
             .name("lower-handed-over".into())
@@ -216,7 +227,7 @@ where
             .spawn_scoped(scope, move || {
                 for batch in receiver {
                     for event in batch {
-                        event.replay(&mut sink);
+                        event.replay(&mut sink, |_, never| match never {});
                     }
                     if stop(&sink) {
                         stopped.store(true, Ordering::Relaxed);
@@ -226,7 +237,7 @@ where
             })
             .ok()?;
         let mut read_ahead = ReadAhead {
-            prelowering: prelower.then(|| Prelowering::new(source)),
+            lines: AsRead,
             sender,
             stopped,
             takes_header,
