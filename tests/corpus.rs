@@ -157,6 +157,66 @@ fn xla_parser_bad_cases_are_rejected_or_listed_as_semantic() {
     }
 }
 
+/// The lexer reads most instruction heads whole (`Token::SimpleHead`); the tree, spans
+/// included, is the one their parts give, in every corpus module and every small input.
+#[test]
+fn whole_heads_read_every_module_as_their_parts_do() {
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs")];
+    for folder in [
+        "jax",
+        "large",
+        "xla-tests",
+        "xla-parser-tests",
+        "xla-parser-bad",
+    ] {
+        dirs.extend(common::corpus_dir(folder));
+    }
+    let (mut modules, mut rejected) = (0, 0);
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "hlo") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for range in hlo_layout::syntax::split_modules(&text) {
+                let whole =
+                    hlo_layout::syntax::parse_module_range_cut(&text, range.clone(), usize::MAX);
+                let by_part = hlo_layout::syntax::parse_module_range_without_whole_heads(
+                    &text,
+                    range.clone(),
+                );
+                match (whole, by_part) {
+                    (Ok(whole), Ok(by_part)) => {
+                        assert!(whole == by_part, "{} at {range:?}", path.display());
+                        modules += 1;
+                    }
+                    (Err(whole), Err(by_part)) => {
+                        assert_eq!(whole, by_part, "{} at {range:?}", path.display());
+                        rejected += 1;
+                    }
+                    (whole, by_part) => panic!(
+                        "{} at {range:?}: whole heads {:?}, by part {:?}",
+                        path.display(),
+                        whole.is_ok(),
+                        by_part.is_ok()
+                    ),
+                }
+            }
+        }
+    }
+    assert!(
+        modules > 100 && rejected > 10,
+        "{modules} modules, {rejected} rejected"
+    );
+}
+
 /// The lexer reads plain result shapes, operand name lists and canonical metadata whole, and
 /// the happy-path parser (no error recovery) reads text first, for speed; reading token by
 /// token with the recovering parser alone must give the same module, printed the same.

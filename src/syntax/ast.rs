@@ -559,6 +559,69 @@ impl<'s> Iterator for IntWords<'s> {
     }
 }
 
+/// The instruction whose head the lexer read whole as a
+/// [`Token::SimpleHead`](super::token::Token::SimpleHead) `%x = f32[2]{0} add(%a, %b)` that
+/// starts at byte `start`: the tree the token-by-token parse builds. The lexer has checked
+/// the form: one space each side of `=`, one after the shape, and operands that are names,
+/// one integer or none.
+pub fn instruction_from_head<'s>(
+    root: bool,
+    head: &'s str,
+    start: usize,
+    attributes: Vec<Attribute<'s>>,
+    span: Span,
+) -> Instruction<'s> {
+    // Short byte loops: these parts are a few bytes long, too short for `memchr` to pay.
+    let bytes = head.as_bytes();
+    let find = |from: usize, byte: u8| {
+        bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&b| b == byte))
+            .map_or(head.len(), |i| from + i)
+    };
+    let name_end = find(0, b' ');
+    let percent = head.starts_with('%');
+    let shape_start = (name_end + 3).min(head.len());
+    let shape_end = find(shape_start, b' ');
+    let opcode_start = (shape_end + 1).min(head.len());
+    let paren = find(opcode_start, b'(');
+    let operands_text = &head[paren..];
+    let operands = match operands_text.as_bytes().get(1) {
+        None | Some(b')') => Vec::new(),
+        Some(b'-' | b'0'..=b'9') => {
+            let digits = operands_text.get(1..operands_text.len() - 1).unwrap_or("");
+            let at = start + paren + 1;
+            vec![Operand::Literal(Term::Word(
+                Word {
+                    text: digits,
+                    span: Span::new(at, at + digits.len()),
+                },
+                WordKind::Int,
+            ))]
+        }
+        Some(_) => operand_names(operands_text, start + paren),
+    };
+    Instruction {
+        root,
+        name: Name {
+            text: head.get(usize::from(percent)..name_end).unwrap_or(""),
+            percent,
+            span: Span::new(start, start + name_end),
+        },
+        shape: Some(Box::new(Shape::Simple(SimpleShape {
+            text: &head[shape_start..shape_end],
+            start: start + shape_start,
+        }))),
+        opcode: Word {
+            text: &head[opcode_start..paren],
+            span: Span::new(start + opcode_start, start + paren),
+        },
+        operands,
+        attributes,
+        span,
+    }
+}
+
 /// The operands of a [`Token::OperandNames`](super::token::Token::OperandNames)
 /// `(%a, %b, /*index=2*/%c)` that starts at byte `start`.
 pub fn operand_names(text: &str, start: usize) -> Vec<Operand<'_>> {

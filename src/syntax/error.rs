@@ -200,7 +200,7 @@ fn expected_help(expected: &[String]) -> Option<String> {
             match name {
                 "layout {" | "body {" => "`{`".to_string(),
                 "body }" => "`}`".to_string(),
-                "%name =" | "name =" => "an instruction `name = ...`".to_string(),
+                "%name =" | "name =" | "simple head" => "an instruction `name = ...`".to_string(),
                 "raw {...}" | "{integers}" | "layout {integers}" => "`{`".to_string(),
                 "[integers]" => "`[`".to_string(),
                 // Tokens the lexer makes of common forms read like what they stand for.

@@ -74,6 +74,9 @@ pub struct Lexer<'s> {
     /// Whether common forms are read whole (see the module comment); off only to test that
     /// both ways read the same.
     shortcuts: bool,
+    /// Whether an instruction's head is read whole ([`Token::SimpleHead`]); off for the
+    /// parser that recovers from errors, so that it reports them as it always has.
+    whole_heads: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -107,6 +110,7 @@ impl<'s> Lexer<'s> {
             opcode_depth: None,
             metadata_next: false,
             shortcuts: true,
+            whole_heads: true,
         }
     }
 
@@ -124,6 +128,29 @@ impl<'s> Lexer<'s> {
     pub fn without_shortcuts(mut self) -> Lexer<'s> {
         self.shortcuts = false;
         self
+    }
+
+    /// The same lexer without [`Token::SimpleHead`]: heads token by token, the other
+    /// shortcuts kept.
+    pub fn without_whole_heads(mut self) -> Lexer<'s> {
+        self.whole_heads = false;
+        self
+    }
+
+    /// After a name (`start..end`) that may start an instruction, its whole head as one
+    /// [`Token::SimpleHead`] when the rest of it is in the plain form.
+    fn simple_head(&mut self, start: usize, end: usize) -> Option<Spanned<'s>> {
+        if !(self.shortcuts && self.whole_heads) {
+            return None;
+        }
+        let (len, closing_paren) = simple_head_rest_len(self.inner.remainder())?;
+        self.inner.bump(len);
+        if closing_paren {
+            // As the `)` read alone would.
+            self.layout_brace_next = Self::opens_layout(self.inner.remainder());
+        }
+        let text = &self.source[start..end + len];
+        Some((start, Token::SimpleHead(text), end + len))
     }
 
     /// Takes `len` bytes from the current position as one token.
@@ -312,20 +339,7 @@ fn operand_names_len(rest: &str) -> Option<usize> {
             i += 1;
         }
         let word = &rest[word_start..i];
-        // Words that logos reads as other tokens (keywords, `nan`) keep the slow path.
-        if start == word_start
-            && matches!(
-                word,
-                "nan"
-                    | "HloModule"
-                    | "ENTRY"
-                    | "ROOT"
-                    | "FileNames"
-                    | "FunctionNames"
-                    | "FileLocations"
-                    | "StackFrames"
-            )
-        {
+        if start == word_start && is_token_word(word) {
             return None;
         }
         match *bytes.get(i)? {
@@ -348,6 +362,76 @@ fn operand_names_len(rest: &str) -> Option<usize> {
             }
         }
     }
+}
+
+/// Words that logos reads as tokens of their own (keywords, `nan`), not as identifiers;
+/// a whole-form shortcut that meets one keeps the token-by-token path.
+fn is_token_word(word: &str) -> bool {
+    matches!(
+        word,
+        "nan"
+            | "HloModule"
+            | "ENTRY"
+            | "ROOT"
+            | "FileNames"
+            | "FunctionNames"
+            | "FileLocations"
+            | "StackFrames"
+    )
+}
+
+/// After the name an instruction defines, the length of the rest of its head,
+/// ` = f32[2]{0} add(%a, %b)`, when every part is in the form XLA prints: one space each
+/// side of `=`, a plain result shape ([`simple_shape_len`]), one space, the opcode and an
+/// operand list of names ([`operand_names_len`]), of one integer, or empty; and the head
+/// ends its line or an attribute follows. The flag tells whether the token-by-token path
+/// would have read the closing `)` alone. `None` for anything else.
+fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
+    let bytes = rest.as_bytes();
+    let mut i = 3;
+    if bytes.get(..i)? != b" = " {
+        return None;
+    }
+    let element_type = identifier_len(&rest[i..])?;
+    if is_token_word(&rest[i..i + element_type]) {
+        return None;
+    }
+    i += element_type;
+    i += simple_shape_len(&rest[i..])?;
+    if bytes.get(i) != Some(&b' ') {
+        return None;
+    }
+    i += 1;
+    let opcode = identifier_len(&rest[i..])?;
+    // An opcode `b` could read as the start of a buffer shape.
+    if matches!(&rest[i..i + opcode], "b") || is_token_word(&rest[i..i + opcode]) {
+        return None;
+    }
+    i += opcode;
+    let (operands, closing_paren) = match operand_names_len(&rest[i..]) {
+        Some(len) => (len, false),
+        None => (int_or_no_operand_len(&rest[i..])?, true),
+    };
+    i += operands;
+    match bytes.get(i) {
+        None | Some(b',' | b'\n' | b'\r') => Some((i, closing_paren)),
+        _ => None,
+    }
+}
+
+/// The length of `()` or of `(N)` with `N` an integer, as in `parameter(0)`.
+fn int_or_no_operand_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    if bytes.first() != Some(&b'(') {
+        return None;
+    }
+    let sign = usize::from(bytes.get(1) == Some(&b'-'));
+    let digits = bytes[1 + sign..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let close = 1 + sign + digits;
+    (bytes.get(close) == Some(&b')') && (digits > 0 || sign == 0)).then_some(close + 1)
 }
 
 /// Metadata field names in the order XLA prints them (hlo-grammar.md §4.7); `crate::print`
@@ -635,6 +719,9 @@ impl<'s> Iterator for Lexer<'s> {
             }
             Ok(Token::Ident("b")) if opens_buffer(self.inner.remainder()) => Token::Buffer,
             Ok(Token::Ident(word)) => {
+                if let Some(head) = self.simple_head(span.start, span.end) {
+                    return Some(Ok(head));
+                }
                 if result_shape {
                     if let Some(len) = simple_shape_len(self.inner.remainder()) {
                         self.inner.bump(len);
@@ -655,6 +742,9 @@ impl<'s> Iterator for Lexer<'s> {
                 token
             }
             Ok(Token::Name(word)) => {
+                if let Some(head) = self.simple_head(span.start, span.end) {
+                    return Some(Ok(head));
+                }
                 let token = self.classify_word(word, true);
                 self.after_def = matches!(token, Token::DefName(_));
                 token
@@ -881,6 +971,13 @@ mod tests {
 
     #[test]
     fn common_forms_are_read_whole_only_when_plain() {
+        // With whole heads, the head is one token; `heads_are_read_whole_only_when_plain`.
+        let kinds = |src| -> Vec<Token<'_>> {
+            Lexer::new(src)
+                .without_whole_heads()
+                .map(|t| t.map(|(_, t, _)| t).unwrap())
+                .collect()
+        };
         assert_eq!(
             kinds("%a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\" source_line=3}"),
             vec![
@@ -907,6 +1004,54 @@ mod tests {
         );
         // Only an instruction's own opcode takes the fast path, not a call in a value.
         assert_eq!(kinds("x=f(a, b)")[2], Token::LParen);
+    }
+
+    #[test]
+    fn heads_are_read_whole_only_when_plain() {
+        assert_eq!(
+            kinds("ROOT %a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}")[..3],
+            [
+                Token::KwRoot,
+                Token::SimpleHead("%a = f32[2,3]{1,0} add(%x, %y)"),
+                Token::Comma,
+            ]
+        );
+        for whole in [
+            "a = f32[] parameter(0)",
+            "a = s32[] constant(-12)",
+            "a = token[] after-all()",
+            "a.1 = bf16[2]{0} negate(b.2)\n",
+            "a = f32[] t(a, b, c, d, e, /*index=5*/f)",
+        ] {
+            assert_eq!(
+                kinds(whole)[0],
+                Token::SimpleHead(whole.trim_end()),
+                "{whole}"
+            );
+        }
+        for by_part in [
+            // Spacing other than XLA's, tiles, a tuple path, a literal, a trailing comment,
+            // a keyword where a word goes, a shape that is not plain.
+            "a=f32[] parameter(0)",
+            "a  = f32[] parameter(0)",
+            "a = f32[]  parameter(0)",
+            "a = f32[8]{0:T(8)} negate(b)",
+            "a = f32[] get-tuple-element(%t#1)",
+            "a = f32[] constant(0.5)",
+            "a = f32[] constant(-)",
+            "a = f32[] negate(b) // c",
+            "a = f32[] ENTRY(b)",
+            "a = f32[] b(c)",
+            "a = (f32[], s32[]) tuple(b, c)",
+            "a = f32[2] {0} negate(b)",
+        ] {
+            assert!(
+                !kinds(by_part)
+                    .iter()
+                    .any(|t| matches!(t, Token::SimpleHead(_))),
+                "{by_part}"
+            );
+        }
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub enum Token<'s> {
     SimpleShape(&'s str),
     /// An instruction's operand list when it is only names, `(%a, %b)`, as one token.
     OperandNames(&'s str),
+    /// An instruction's head up to its attributes, `%x = f32[2]{0} add(%a, %b)`, as one
+    /// token when every part of it is in the form XLA prints; most lines are.
+    SimpleHead(&'s str),
     /// The `b` of a buffer shape `b(f32[2]{0})`: the word `b` followed by `(` and an array
     /// shape. Told apart from an opcode `b(...)` so that a result shape can start with it.
     Buffer,
@@ -179,6 +182,7 @@ impl Token<'_> {
             Token::IntBracket(s) | Token::IntBrace(s) | Token::LayoutInts(s) => format!("`{s}`"),
             Token::SimpleShape(s) => format!("shape `{s}`"),
             Token::OperandNames(s) => format!("operands `{s}`"),
+            Token::SimpleHead(s) => format!("instruction `{s}`"),
             Token::Buffer => "`b`".into(),
         }
     }
