@@ -186,13 +186,16 @@ pub fn parse_module_range(
 }
 
 /// Where a module without a balanced cut between computations is cut for
-/// [`parse_module_range_tail_ahead`], in tenths of its text. This thread reads and lowers
+/// [`parse_module_range_tail_ahead`], in percent of its text. This thread reads and lowers
 /// the part before the cut, then places the lines the other has read and lowered as far as
 /// it could; placing them takes less than lowering them, so this thread's share is the
-/// smaller. Parse+lower in MB/s (a scratch driver with the binary's allocator, best of 7),
-/// cut at 20% to 50% in steps of 5: transformer24 pre 153, 154, 192, 154, 232, 238, 225
-/// (one thread 152); mixtral 1x8 115, -, 144, 160, 151, 141, 142 (one thread 103).
-const TAIL_AHEAD_TENTHS: usize = 4;
+/// smaller. The two threads end together near 35%: mixtral 1x8, best of 9, this thread
+/// reading and placing against the other reading, in ms: cut at 30% 11.4 + 10.9 against
+/// 22.0, at 35% 12.4 + 7.5 against 18.8, at 40% 13.9 + 7.2 against 17.3. Parse+lower in
+/// MB/s (a scratch driver with the binary's allocator, best of 9, two runs) at 30, 35 and
+/// 40%: mixtral 2x8 144-146, 159-166, 153; mixtral 1x8 139-142, 155-160, 154-155;
+/// resnet50 pre 120-175, 172-201, 152-181; transformer24 pre 174-197, 201-213, 174-235.
+const TAIL_AHEAD_PERCENT: usize = 35;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else cut inside a computation with the
@@ -216,7 +219,7 @@ pub fn parse_module_range_cut(
     // hands over was slower than one thread (transformer24 opt 98-101 MB/s, pre 105-128,
     // against 134 and 150 on one thread, best of 10).
     if range.len() >= min_bytes.max(1) {
-        let offset = range.len() / 10 * TAIL_AHEAD_TENTHS;
+        let offset = range.len() / 100 * TAIL_AHEAD_PERCENT;
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
             return lowered;
         }
