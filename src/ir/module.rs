@@ -71,8 +71,9 @@ pub enum Payload {
     None,
     /// `parameter(N)`.
     Parameter(i64),
-    /// `constant(...)`: the literal's canonical text.
-    Literal(Box<str>),
+    /// `constant(...)`: the literal's canonical text, behind a thin pointer so that an
+    /// [`Instruction`] is 128 bytes: moves of that size are inlined, larger ones call `memcpy`.
+    Literal(Arc<String>),
 }
 
 /// How the text that was read wrote names and operands, so printing keeps its style.

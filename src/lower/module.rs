@@ -1686,12 +1686,12 @@ impl<'s> ComputationLowering<'_, 's> {
                     indices,
                 }],
             ) if indices.is_empty() && !name.percent => {
-                lowered.payload = Payload::Literal(name.text.into());
+                lowered.payload = Payload::Literal(Arc::new(name.text.to_string()));
                 &[]
             }
             (_, [ast::Operand::Literal(term)]) => {
                 match print::literal_text(term) {
-                    Ok(text) => lowered.payload = Payload::Literal(text.into()),
+                    Ok(text) => lowered.payload = Payload::Literal(Arc::new(text)),
                     Err(e) => self
                         .closed
                         .errors
