@@ -199,6 +199,37 @@ pub struct ModuleLowering<'s> {
     memo: Memo<'s>,
     lines: LineCounter,
     closed: Closed<'s>,
+    spare: SpareVecs<'s>,
+}
+
+/// The operand and attribute vectors of the last line lowered, emptied, for the parser to
+/// fill with the next line's: one allocation less for each per line.
+#[derive(Default)]
+pub(crate) struct SpareVecs<'s> {
+    operands: Vec<ast::Operand<'s>>,
+    attributes: Vec<ast::Attribute<'s>>,
+}
+
+impl<'s> SpareVecs<'s> {
+    pub(crate) fn keep(&mut self, instruction: ast::Instruction<'s>) {
+        let ast::Instruction {
+            mut operands,
+            mut attributes,
+            ..
+        } = instruction;
+        operands.clear();
+        attributes.clear();
+        self.operands = operands;
+        self.attributes = attributes;
+    }
+
+    pub(crate) fn operands(&mut self) -> Vec<ast::Operand<'s>> {
+        std::mem::take(&mut self.operands)
+    }
+
+    pub(crate) fn attributes(&mut self) -> Vec<ast::Attribute<'s>> {
+        std::mem::take(&mut self.attributes)
+    }
 }
 
 /// Counts the lines of each computation before it is lowered, so that its graph is sized
@@ -461,6 +492,15 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
 
     fn instruction(&mut self, instruction: ast::Instruction<'s>) {
         self.statement(&instruction);
+        self.spare.keep(instruction);
+    }
+
+    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
+        self.spare.operands()
+    }
+
+    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
+        self.spare.attributes()
     }
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
@@ -1158,6 +1198,7 @@ pub(crate) struct Prelowered<'s> {
 /// computation in place are taken: any other is handed over as it was read, so that the
 /// lowering that places it reports what it reports, in its order.
 pub(crate) struct Prelowering<'s> {
+    pub(crate) spare: SpareVecs<'s>,
     memo: Memo<'s>,
     /// A computation to lower into, which nothing reads: lowering a line needs one.
     scratch: OpenComputation<'s>,
@@ -1177,6 +1218,7 @@ impl<'s> Prelowering<'s> {
             start: 0,
         };
         Prelowering {
+            spare: SpareVecs::default(),
             memo: Memo {
                 source: Some(source),
                 ..Memo::default()
@@ -1216,14 +1258,18 @@ impl<'s> Prelowering<'s> {
             .map(|(slot, operand)| PreparedOperand::new(lowering.memo, slot, operand))
             .collect();
         match operands {
-            Some(operands) if self.closed.errors.is_empty() => Ok(Prelowered {
-                root: instruction.root,
-                name: instruction.name,
-                span: instruction.span,
-                lowered,
-                callee_lists,
-                operands,
-            }),
+            Some(operands) if self.closed.errors.is_empty() => {
+                let prelowered = Prelowered {
+                    root: instruction.root,
+                    name: instruction.name,
+                    span: instruction.span,
+                    lowered,
+                    callee_lists,
+                    operands,
+                };
+                self.spare.keep(instruction);
+                Ok(prelowered)
+            }
             _ => {
                 self.closed.errors.clear();
                 Err(instruction)

@@ -27,12 +27,28 @@ use crate::syntax::SyntaxError;
 trait ReadLines<'s> {
     type Lowered: Send;
     fn take(&mut self, line: ast::Instruction<'s>) -> Result<Self::Lowered, ast::Instruction<'s>>;
+    /// See [`Sink::operand_vec`].
+    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
+        Vec::new()
+    }
+    /// See [`Sink::attribute_vec`].
+    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
+        Vec::new()
+    }
 }
 
 impl<'s> ReadLines<'s> for Prelowering<'s> {
     type Lowered = Prelowered<'s>;
     fn take(&mut self, line: ast::Instruction<'s>) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
         self.prepare(line)
+    }
+
+    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
+        self.spare.operands()
+    }
+
+    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
+        self.spare.attributes()
     }
 }
 
@@ -136,6 +152,14 @@ impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
         self.push(Event::End(attributes, end));
+    }
+
+    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
+        self.lines.operand_vec()
+    }
+
+    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
+        self.lines.attribute_vec()
     }
 }
 

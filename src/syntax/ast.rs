@@ -223,7 +223,18 @@ pub trait Sink<'s> {
         Some(header)
     }
     fn begin_computation(&mut self, head: ComputationHead<'s>);
+    /// An instruction line. A sink done with it may keep its operand and attribute vectors
+    /// to give out again, emptied, from [`Sink::operand_vec`] and [`Sink::attribute_vec`]:
+    /// then reading a line allocates neither.
     fn instruction(&mut self, instruction: Instruction<'s>);
+    /// An empty vector for the next instruction's operands.
+    fn operand_vec(&mut self) -> Vec<Operand<'s>> {
+        Vec::new()
+    }
+    /// An empty vector for the next instruction's attributes.
+    fn attribute_vec(&mut self) -> Vec<Attribute<'s>> {
+        Vec::new()
+    }
     /// `attributes` are those after the closing brace; `end` is where the computation ends.
     fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, end: usize);
 }
@@ -559,6 +570,13 @@ impl<'s> Iterator for IntWords<'s> {
     }
 }
 
+/// Where an instruction ends: at its last attribute, or at `end` (its head's) without one.
+pub fn end_after(attributes: &[Attribute<'_>], end: usize) -> usize {
+    attributes
+        .last()
+        .map_or(end, |attribute| attribute.span.end)
+}
+
 /// The instruction whose head the lexer read whole as a
 /// [`Token::SimpleHead`](super::token::Token::SimpleHead) `%x = f32[2]{0} add(%a, %b)` that
 /// starts at byte `start`: the tree the token-by-token parse builds. The lexer has checked
@@ -568,6 +586,7 @@ pub fn instruction_from_head<'s>(
     root: bool,
     head: &'s str,
     start: usize,
+    mut operands: Vec<Operand<'s>>,
     attributes: Vec<Attribute<'s>>,
     span: Span,
 ) -> Instruction<'s> {
@@ -586,21 +605,21 @@ pub fn instruction_from_head<'s>(
     let opcode_start = (shape_end + 1).min(head.len());
     let paren = find(opcode_start, b'(');
     let operands_text = &head[paren..];
-    let operands = match operands_text.as_bytes().get(1) {
-        None | Some(b')') => Vec::new(),
+    match operands_text.as_bytes().get(1) {
+        None | Some(b')') => {}
         Some(b'-' | b'0'..=b'9') => {
             let digits = operands_text.get(1..operands_text.len() - 1).unwrap_or("");
             let at = start + paren + 1;
-            vec![Operand::Literal(Term::Word(
+            operands.push(Operand::Literal(Term::Word(
                 Word {
                     text: digits,
                     span: Span::new(at, at + digits.len()),
                 },
                 WordKind::Int,
-            ))]
+            )));
         }
-        Some(_) => operand_names(operands_text, start + paren),
-    };
+        Some(_) => operands = operand_names(operands_text, start + paren, operands),
+    }
     Instruction {
         root,
         name: Name {
@@ -623,13 +642,17 @@ pub fn instruction_from_head<'s>(
 }
 
 /// The operands of a [`Token::OperandNames`](super::token::Token::OperandNames)
-/// `(%a, %b, /*index=2*/%c)` that starts at byte `start`.
-pub fn operand_names(text: &str, start: usize) -> Vec<Operand<'_>> {
+/// `(%a, %b, /*index=2*/%c)` that starts at byte `start`, added to `operands`.
+pub fn operand_names<'s>(
+    text: &'s str,
+    start: usize,
+    mut operands: Vec<Operand<'s>>,
+) -> Vec<Operand<'s>> {
     // A byte loop over the form the lexer checked: names end at `,` or the closing `)`, and
     // only spaces and `/*index=N*/` comments come between them.
     let bytes = text.as_bytes();
     let end = text.len().saturating_sub(1);
-    let mut operands = Vec::with_capacity(end / 8 + 1);
+    operands.reserve(end / 8 + 1);
     let mut i = 1;
     while i < end {
         while bytes.get(i) == Some(&b' ') {
