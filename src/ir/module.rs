@@ -71,8 +71,9 @@ pub enum Payload {
     None,
     /// `parameter(N)`.
     Parameter(i64),
-    /// `constant(...)`: the literal's canonical text, behind a thin pointer so that an
-    /// [`Instruction`] is 128 bytes: moves of that size are inlined, larger ones call `memcpy`.
+    /// `constant(...)`: the literal's canonical text, behind a thin pointer so that a graph
+    /// node holding an [`Instruction`] is 128 bytes: moves of that size are inlined, larger
+    /// ones call `memcpy`.
     Literal(Arc<String>),
 }
 
@@ -1044,5 +1045,13 @@ mod tests {
         // A new instruction may reuse a removed one's id and goes where it is put.
         let last = c.insert_before(root, Instruction::new("z", Opcode::Copy, scalar()), &[a]);
         assert_eq!(c.order()[c.len() - 2], last);
+    }
+
+    #[test]
+    fn a_graph_node_moves_without_a_call_to_memcpy() {
+        // Moves of up to 128 bytes are inlined: lowering moves each instruction into the
+        // graph (see `Payload::Literal`).
+        type Node = petgraph::graph::Node<Option<Instruction>, u32>;
+        assert!(std::mem::size_of::<Node>() <= 128);
     }
 }

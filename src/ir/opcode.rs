@@ -31,8 +31,10 @@ macro_rules! opcodes {
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode {
             $( $variant, )*
-            /// An opcode this table does not know, kept as written.
-            Unknown(Box<str>),
+            /// An opcode this table does not know, kept as written; behind a thin pointer,
+            /// as [`crate::ir::module::Payload::Literal`] is, so that a graph node holding an
+            /// instruction is 128 bytes.
+            Unknown(std::sync::Arc<String>),
         }
 
         const TABLE: &[(Opcode, &str, Arity, OpKind, bool)] = &[
@@ -213,7 +215,7 @@ impl Opcode {
     /// Reads an opcode's spelling; anything unknown is kept as [`Opcode::Unknown`].
     pub fn from_name(name: &str) -> Opcode {
         BY_NAME.get(name).map_or_else(
-            || Opcode::Unknown(name.into()),
+            || Opcode::Unknown(std::sync::Arc::new(name.to_string())),
             |&index| TABLE[index].0.clone(),
         )
     }
@@ -302,7 +304,10 @@ mod tests {
     #[test]
     fn unknown_opcodes_are_kept() {
         let op = Opcode::from_name("custom-call-start");
-        assert_eq!(op, Opcode::Unknown("custom-call-start".into()));
+        assert_eq!(
+            op,
+            Opcode::Unknown(std::sync::Arc::new("custom-call-start".to_string()))
+        );
         assert_eq!(op.name(), "custom-call-start");
         assert_eq!(op.arity(), Arity::Any);
         assert!(!op.keeps_layout());
