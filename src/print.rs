@@ -1185,9 +1185,7 @@ fn in_place_callees(
     instruction: &ir::module::Instruction,
     attribute: &ir::module::TextAttribute,
 ) -> Vec<Option<ir::ComputationId>> {
-    if instruction.called.is_empty()
-        || !crate::lower::module::CALLED_COMPUTATION_ATTRIBUTES.contains(&&*attribute.name)
-    {
+    if instruction.called.is_empty() || !crate::lower::module::calls_computations(&attribute.name) {
         return Vec::new();
     }
     let names = callee_names(&attribute.value);

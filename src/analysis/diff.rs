@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use serde::Serialize;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module, Payload};
-use crate::lower::module::CALLED_COMPUTATION_ATTRIBUTES;
+use crate::lower::module::calls_computations;
 use crate::print::print_ir_instruction_line;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -351,7 +351,7 @@ impl Context<'_> {
         let mut attributes: Vec<(String, String)> = instruction
             .attributes
             .iter()
-            .filter(|a| !CALLED_COMPUTATION_ATTRIBUTES.contains(&&*a.name))
+            .filter(|a| !calls_computations(&a.name))
             .filter(|a| !(self.options.ignore_names && &*a.name == "control-predecessors"))
             .map(|a| (a.name.to_string(), a.value.to_string()))
             .collect();

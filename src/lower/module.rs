@@ -151,19 +151,23 @@ pub enum ModuleError {
 }
 
 /// Attributes whose values name called computations.
-pub const CALLED_COMPUTATION_ATTRIBUTES: &[&str] = &[
-    "to_apply",
-    "calls",
-    "condition",
-    "body",
-    "true_computation",
-    "false_computation",
-    "branch_computations",
-    "select",
-    "scatter",
-    "called_computations",
-];
-
+pub fn calls_computations(attribute: &str) -> bool {
+    // A `match` compares the length first; searching a list compared every name in it, for
+    // every attribute of every line.
+    matches!(
+        attribute,
+        "to_apply"
+            | "calls"
+            | "condition"
+            | "body"
+            | "true_computation"
+            | "false_computation"
+            | "branch_computations"
+            | "select"
+            | "scatter"
+            | "called_computations"
+    )
+}
 /// Lowers a parsed module; every error is returned. Parsing straight into a
 /// [`ModuleLowering`] (see `crate::parse_module`) does the same without the whole tree.
 pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>> {
@@ -1575,7 +1579,7 @@ impl<'s> ComputationLowering<'_, 's> {
             .attributes
             .reserve_exact(instruction.attributes.len());
         for attribute in &instruction.attributes {
-            let calls = CALLED_COMPUTATION_ATTRIBUTES.contains(&attribute.name.text)
+            let calls = calls_computations(attribute.name.text)
                 && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
             if calls && !takes_a_list(attribute.name.text) && !names_one(&attribute.value) {
                 // XLA reads a `{` there as an in-place computation, which needs names.
@@ -1955,11 +1959,14 @@ fn check_unique_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<M
 /// `literal=f32[] 1` and `outfeed_shape=f32[4]{0}`.
 fn check_single_values(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
     for attribute in attributes {
+        let Some(extra) = attribute.value.get(1) else {
+            continue;
+        };
         let several = matches!(
             attribute.name.text,
             "replica_groups" | "device_ids" | "literal" | "outfeed_shape"
         );
-        if let (Some(extra), false) = (attribute.value.get(1), several) {
+        if !several {
             errors.push(ModuleError::Invalid {
                 message: format!(
                     "`{}` takes one value; XLA refuses what follows it",
