@@ -1163,10 +1163,11 @@ impl<'m> IrPrinter<'m> {
             for &id in computation.order() {
                 let instruction = computation.instruction(id);
                 for attribute in &instruction.attributes {
-                    for callee in in_place_callees(module, instruction, attribute).into_iter() {
-                        if let Some(ir::ComputationId(c)) = callee {
-                            printed_in_place[c as usize] = true;
-                        }
+                    for ir::ComputationId(c) in in_place_callees(module, instruction, attribute)
+                        .into_iter()
+                        .flatten()
+                    {
+                        printed_in_place[c as usize] = true;
                     }
                 }
             }

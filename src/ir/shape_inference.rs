@@ -1131,10 +1131,10 @@ pub fn pad(
             continue;
         };
         let what = Lazy(move |f: &mut Formatter<'_>| write!(f, "the padded size of dimension {i}"));
-        let interior = checked_mul(op, &what, (size - 1).max(0), p.interior)?;
-        let mut padded = checked_add(op, &what, size, p.edge_low)?;
-        padded = checked_add(op, &what, padded, p.edge_high)?;
-        padded = checked_add(op, &what, padded, interior)?;
+        let interior = checked_mul(op, what, (size - 1).max(0), p.interior)?;
+        let mut padded = checked_add(op, what, size, p.edge_low)?;
+        padded = checked_add(op, what, padded, p.edge_high)?;
+        padded = checked_add(op, what, padded, interior)?;
         if padded < 0 {
             return Err(invalid(
                 op,
@@ -1400,15 +1400,15 @@ fn window_output_dims(op: &str, base: &[Dim], window: &Window) -> Result<Vec<Dim
         } else {
             checked_add(
                 op,
-                &what,
-                checked_mul(op, &what, size - 1, w.base_dilation)?,
+                what,
+                checked_mul(op, what, size - 1, w.base_dilation)?,
                 1,
             )?
         };
         let padded = checked_add(
             op,
-            &what,
-            checked_add(op, &what, dilated_base, w.padding_low)?,
+            what,
+            checked_add(op, what, dilated_base, w.padding_low)?,
             w.padding_high,
         )?;
         if padded < 0 {
@@ -1419,8 +1419,8 @@ fn window_output_dims(op: &str, base: &[Dim], window: &Window) -> Result<Vec<Dim
         }
         let dilated_window = checked_add(
             op,
-            &what,
-            checked_mul(op, &what, w.size - 1, w.window_dilation)?,
+            what,
+            checked_mul(op, what, w.size - 1, w.window_dilation)?,
             1,
         )?;
         let output = if padded == 0 || dilated_window > padded {
@@ -1795,7 +1795,7 @@ pub fn gather(
     check_in_range(
         op,
         "start_index_map entry",
-        &operand_name,
+        operand_name,
         &dnums.start_index_map,
         operand_rank,
     )?;
@@ -1803,7 +1803,7 @@ pub fn gather(
     check_in_range(
         op,
         "collapsed slice dim",
-        &operand_name,
+        operand_name,
         &dnums.collapsed_slice_dims,
         operand_rank,
     )?;
@@ -1821,7 +1821,7 @@ pub fn gather(
     check_in_range(
         op,
         "operand batching dim",
-        &operand_name,
+        operand_name,
         &dnums.operand_batching_dims,
         operand_rank,
     )?;
@@ -2066,7 +2066,7 @@ fn validate_scatter_dnums(
     check_in_range(
         op,
         "inserted window dim",
-        &operand_name,
+        operand_name,
         &dnums.inserted_window_dims,
         rank,
     )?;
@@ -2096,7 +2096,7 @@ fn validate_scatter_dnums(
     check_in_range(
         op,
         "scatter_dims_to_operand_dims entry",
-        &operand_name,
+        operand_name,
         &dnums.scatter_dims_to_operand_dims,
         rank,
     )?;
@@ -2119,7 +2119,7 @@ fn validate_scatter_dnums(
     check_in_range(
         op,
         "input batching dim",
-        &operand_name,
+        operand_name,
         &dnums.input_batching_dims,
         rank,
     )?;

@@ -887,7 +887,7 @@ impl<'s> ModuleLowering<'s> {
             })
         } else {
             // Called computations are resolved last; report in text order all the same.
-            errors.sort_by_key(|e| error_start(e));
+            errors.sort_by_key(error_start);
             Err(errors)
         }
     }

@@ -77,7 +77,7 @@ fn chain_calls(computation: &Computation, mut id: InstrId) -> Option<&str> {
 
 /// The thread of the chain `id` belongs to: the first one written, walking back to the
 /// start; `main` when none is.
-fn chain_thread<'a>(computation: &'a Computation, mut id: InstrId) -> &'a str {
+fn chain_thread(computation: &Computation, mut id: InstrId) -> &str {
     // Chains are acyclic (checked before), and each step moves to an operand.
     for _ in 0..computation.len() {
         let instruction = computation.instruction(id);

@@ -67,7 +67,7 @@ pub fn check(text: &str, shape: &ArrayShape) -> Vec<String> {
     let rank = shape.rank();
     let mut position = 0;
     let mut atoms = Vec::new();
-    let bare_scalar = !pieces.iter().any(|p| *p == Piece::Open) && pieces.len() == 1;
+    let bare_scalar = !pieces.contains(&Piece::Open) && pieces.len() == 1;
     if rank == 0 || bare_scalar {
         // XLA also reads one bare value as every element of an array.
         // A scalar may be written bare or, in older text, in braces.

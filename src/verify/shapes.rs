@@ -158,7 +158,7 @@ fn arrays<'a>(shapes: &[&'a Shape], op: &Opcode) -> Result<Vec<&'a ArrayShape>, 
     (0..shapes.len()).map(|i| array(shapes, i, op)).collect()
 }
 
-fn declared_array<'a>(instruction: &'a Instruction) -> Result<&'a ArrayShape, String> {
+fn declared_array(instruction: &Instruction) -> Result<&ArrayShape, String> {
     instruction.shape.as_array().ok_or_else(|| {
         format!(
             "`{}` must have an array shape, found {}",
