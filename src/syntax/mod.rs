@@ -81,10 +81,10 @@ pub fn parse_module_range_cut(
     if let Some(module) = cut.and_then(|cut| parse_module_range_at(source, range.clone(), cut)) {
         return Ok(module);
     }
-    let mut sink = ast::CollectSink::default();
-    let mut module = parse_module_into(source, range, &mut sink)?;
-    module.computations = sink.computations;
-    Ok(module)
+    let (start, end) = (range.start, range.end);
+    parse_collecting(source, range, Parsers::HappyPathFirst, || {
+        lexer::Lexer::with_range(source, start, end)
+    })
 }
 
 /// Parses `source[range.start..cut]` and `source[cut..range.end]` on two threads and joins
@@ -300,12 +300,9 @@ pub fn parse_module_range_without_shortcuts(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    let mut sink = ast::CollectSink::default();
     let (start, end) = (range.start, range.end);
     let plain = || lexer::Lexer::with_range(source, start, end).without_shortcuts();
-    let mut module = parse_with_lexer(source, range, &mut sink, Parsers::RecoveringOnly, plain)?;
-    module.computations = sink.computations;
-    Ok(module)
+    parse_collecting(source, range, Parsers::RecoveringOnly, plain)
 }
 
 /// [`parse_module_range`] on one thread with a lexer that reads instruction heads token by
@@ -316,10 +313,21 @@ pub fn parse_module_range_without_whole_heads(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    let mut sink = ast::CollectSink::default();
     let (start, end) = (range.start, range.end);
     let by_part = || lexer::Lexer::with_range(source, start, end).without_whole_heads();
-    let mut module = parse_with_lexer(source, range, &mut sink, Parsers::HappyPathFirst, by_part)?;
+    parse_collecting(source, range, Parsers::HappyPathFirst, by_part)
+}
+
+/// Parses with `parsers` reading the tokens `lexer` makes into a tree that holds its
+/// computations.
+fn parse_collecting<'s>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    parsers: Parsers,
+    lexer: impl Fn() -> lexer::Lexer<'s>,
+) -> Result<ast::Module<'s>, Vec<SyntaxError>> {
+    let mut sink = ast::CollectSink::default();
+    let mut module = parse_with_lexer(source, range, &mut sink, parsers, lexer)?;
     module.computations = sink.computations;
     Ok(module)
 }
