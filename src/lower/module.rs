@@ -168,6 +168,7 @@ pub fn calls_computations(attribute: &str) -> bool {
             | "called_computations"
     )
 }
+
 /// Lowers a parsed module; every error is returned. Parsing straight into a
 /// [`ModuleLowering`] (see `crate::parse_module`) does the same without the whole tree.
 pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>> {
