@@ -54,11 +54,15 @@ pub fn check_computation_by_computation(
     check_on(text, range, options, PARALLEL_MIN_BYTES)
 }
 
-/// `check` uses a second thread from this size, larger than parsing does
-/// ([`crate::syntax::PARALLEL_MIN_BYTES`]): the thread's stack and heap add about 0.8 MB to
-/// the peak RSS, which is what `check` keeps small (resnet50 pre, 0.85 MB: 10.1 MB on one
-/// thread, 10.9 MB on two).
-pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// `check` uses a second thread only from this size, far later than parsing does
+/// ([`crate::syntax::PARALLEL_MIN_BYTES`]). The parser runs up to 4,096 lines ahead of the
+/// checker, whose trees, with the thread's stack and heap, add 2 to 5 MB to the peak RSS;
+/// that is small beside a text of this size, but not beside one of a few MB, and one thread
+/// checks nearly as fast (parse bench at 3889a24: 111.5–113.3 MB/s on one thread, 117.4–117.9
+/// on two). Measured with GNU time, `check` on one thread against two (best and worst of five
+/// runs): transformer24 opt (4.2 MB) 16.8–17.1 MB against 18.5–22.0 MB, resnet50 opt (2.2
+/// MB) 12.3–12.4 against 13.6–17.1.
+pub const PARALLEL_MIN_BYTES: usize = 32 << 20;
 
 /// [`check_computation_by_computation`], on two threads when the text is at least
 /// `min_bytes` long (`usize::MAX`: never), as tests compare: this one parses, and hands
