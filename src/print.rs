@@ -1418,7 +1418,7 @@ fn print_ir_computation(
             let name = computation
                 .signature_names
                 .get(i)
-                .unwrap_or(&parameter.name);
+                .map_or(parameter.name.as_str(), String::as_str);
             out.push_str(name);
             out.push_str(": ");
             push_shape(out, &parameter.shape, false);

@@ -460,7 +460,7 @@ impl Context<'_> {
         let (x, y) = (a.instruction(l), b.instruction(r));
         let mut fields = Vec::new();
         if !self.options.ignore_names {
-            push_field(&mut fields, "name", x.name.clone(), y.name.clone());
+            push_field(&mut fields, "name", x.name.to_string(), y.name.to_string());
         }
         push_field(
             &mut fields,
@@ -504,8 +504,8 @@ impl Context<'_> {
                 if *m != Some(ol) {
                     fields.push(FieldChange {
                         field: format!("operand {slot}"),
-                        left: a.instruction(ol).name.clone(),
-                        right: b.instruction(or).name.clone(),
+                        left: a.instruction(ol).name.to_string(),
+                        right: b.instruction(or).name.to_string(),
                     });
                 }
             }

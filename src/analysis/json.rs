@@ -77,20 +77,20 @@ pub fn module_json(module: &Module) -> ModuleJson {
             entry: computation.is_entry,
             root: computation
                 .root()
-                .map(|id| computation.instruction(id).name.clone()),
+                .map(|id| computation.instruction(id).name.to_string()),
             instructions: computation
                 .order()
                 .iter()
                 .map(|&id| {
                     let instruction = computation.instruction(id);
                     InstructionJson {
-                        name: instruction.name.clone(),
+                        name: instruction.name.to_string(),
                         opcode: instruction.opcode.name().to_string(),
                         shape: shape_json(&instruction.shape),
                         operands: computation
                             .operands(id)
                             .into_iter()
-                            .map(|o| computation.instruction(o).name.clone())
+                            .map(|o| computation.instruction(o).name.to_string())
                             .collect(),
                         called: instruction
                             .called

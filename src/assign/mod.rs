@@ -949,7 +949,7 @@ fn check_bitcasts(module: &Module) -> Result<(), AssignError> {
             if !reads_as_shape_change && !is_type_reinterpretation(from, to) {
                 return Err(AssignError::Bitcast {
                     computation: computation.name.clone(),
-                    instruction: instruction.name.clone(),
+                    instruction: instruction.name.to_string(),
                     from: from.to_string(),
                     to: to.to_string(),
                     span: instruction.span,

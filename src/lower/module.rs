@@ -1512,7 +1512,7 @@ impl<'s> ComputationLowering<'_, 's> {
             if let Some(id) = computation.find_cycle() {
                 let instruction = computation.instruction(id);
                 self.closed.errors.push(ModuleError::Cycle {
-                    name: instruction.name.clone(),
+                    name: instruction.name.to_string(),
                     span: instruction.span,
                 });
             }

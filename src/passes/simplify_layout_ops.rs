@@ -71,7 +71,7 @@ impl Pass for SimplifyLayoutOps {
         let mut names: HashSet<String> = module
             .computations
             .iter()
-            .flat_map(|c| c.order().iter().map(|&id| c.instruction(id).name.clone()))
+            .flat_map(|c| c.order().iter().map(|&id| c.instruction(id).name.to_string()))
             .collect();
         let style = module.style;
         let mut next_suffix = 0;
@@ -261,7 +261,7 @@ impl Rewriter<'_> {
 
     fn remove(&mut self, id: InstrId) -> Result<(), PassError> {
         let removed = self.computation.remove(id)?;
-        self.names.remove(&removed.name);
+        self.names.remove(removed.name.as_str());
         Ok(())
     }
 

@@ -68,7 +68,7 @@ impl VerifyError {
         message: impl Into<String>,
     ) -> VerifyError {
         let (instruction, span) = match id.and_then(|id| computation.get(id)) {
-            Some(instruction) => (instruction.name.clone(), instruction.span),
+            Some(instruction) => (instruction.name.to_string(), instruction.span),
             None => (String::new(), computation.span),
         };
         VerifyError {
