@@ -123,14 +123,33 @@ pub fn parse_module_range_at(
     range: std::ops::Range<usize>,
     cut: usize,
 ) -> Option<Result<ir::Module, Vec<Error>>> {
-    let halves = syntax::in_two_halves(text, range, cut, || lower::ModuleLowering::new(text));
-    let ((tree, mut lowering), (_, second)) = halves?;
+    // The other thread also reads and lowers the header and tables, which are slow to read
+    // for their size: this one has the joining of the halves to do after.
+    let preamble = syntax::preamble_end(text, range.clone())
+        .filter(|&end| end < cut)
+        .map(|end| (end, lower_preamble));
+    let halves = syntax::in_two_halves(
+        text,
+        range,
+        cut,
+        || lower::ModuleLowering::new(text),
+        preamble,
+    );
+    let ((tree, mut lowering), (_, second), preamble) = halves?;
     lowering.absorb(second);
+    let preamble = preamble.unwrap_or_else(|| lower::module::LoweredPreamble::new(&tree));
     Some(
         lowering
-            .finish(&tree)
+            .finish_with(preamble)
             .map_err(|errors| errors.into_iter().map(Error::from).collect()),
     )
+}
+
+/// The header and tables lowered, or `None` when they have an error: the module is then
+/// read again in one go, which reports it among the others in order.
+fn lower_preamble(tree: syntax::ast::Module<'_>) -> Option<lower::module::LoweredPreamble> {
+    let lowered = lower::module::LoweredPreamble::new(&tree);
+    lowered.is_valid().then_some(lowered)
 }
 
 /// Parses and lowers `text[range]` on this thread, cut at the first instruction line
@@ -146,10 +165,12 @@ pub fn parse_module_range_tail_ahead(
 ) -> Option<Result<ir::Module, Vec<Error>>> {
     let cut = syntax::instruction_line_cut(text, range.clone(), offset)?;
     let mut lowering = lower::ModuleLowering::new(text);
-    let tree = lower::read_ahead::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
+    let (tree, preamble) =
+        lower::read_ahead::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
+    let preamble = preamble.unwrap_or_else(|| lower::module::LoweredPreamble::new(&tree));
     Some(
         lowering
-            .finish(&tree)
+            .finish_with(preamble)
             .map_err(|errors| errors.into_iter().map(Error::from).collect()),
     )
 }
@@ -185,6 +206,10 @@ pub fn parse_module_range(
     parse_module_range_cut(text, range, syntax::PARALLEL_MIN_BYTES)
 }
 
+/// How many times its length the preamble (header and tables) moves the cut for
+/// [`parse_module_range_tail_ahead`] later: the other thread reads the preamble.
+const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 3;
+
 /// Where a module without a balanced cut between computations is cut for
 /// [`parse_module_range_tail_ahead`], in percent of its text. This thread reads and lowers
 /// the part before the cut, then places the lines the other has read and lowered as far as
@@ -207,7 +232,13 @@ pub fn parse_module_range_cut(
     range: std::ops::Range<usize>,
     min_bytes: usize,
 ) -> Result<ir::Module, Vec<Error>> {
-    let cut = syntax::cut_point(text, range.clone(), min_bytes);
+    // The second thread reads the header and tables (the preamble) too, so the halves are cut
+    // that much later: torax (0.5 MB of tables) 194-202 MB/s with the preamble in the first
+    // half, 171-175 with it on the other thread and the cut at the middle, 201-212 with the
+    // cut moved by the preamble's length (scratch driver, best of 15, interleaved).
+    let preamble = syntax::preamble_end(text, range.clone()).map_or(0, |end| end - range.start);
+    let middle = (range.len() / 2).saturating_add(preamble);
+    let cut = syntax::cut_point_near(text, range.clone(), min_bytes, middle);
     let balanced = cut.filter(|&cut| syntax::halves_are_balanced(range.clone(), cut));
     if let Some(lowered) = balanced.and_then(|cut| parse_module_range_at(text, range.clone(), cut))
     {
@@ -219,7 +250,13 @@ pub fn parse_module_range_cut(
     // hands over was slower than one thread (transformer24 opt 98-101 MB/s, pre 105-128,
     // against 134 and 150 on one thread, best of 10).
     if range.len() >= min_bytes.max(1) {
-        let offset = range.len() / 100 * TAIL_AHEAD_PERCENT;
+        // A header costs two to three times what its length in instruction lines does (an
+        // `input_output_alias` of thousands of entries is a tree of lists), and this thread
+        // only places the lines the other reads: mixtral 1x8 (a 77 KB header) 164-173 MB/s
+        // with the header on this thread, 169-180 with it on the other and the cut moved by
+        // three times its length, 168-170 by five times (best of 15, interleaved).
+        let offset = (range.len() / 100 * TAIL_AHEAD_PERCENT)
+            .saturating_add(preamble.saturating_mul(TAIL_AHEAD_PREAMBLE_WEIGHT));
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
             return lowered;
         }

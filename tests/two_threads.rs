@@ -136,6 +136,44 @@ fn tricky_cuts_fall_back_or_agree() {
     assert!(from_nested.is_some_and(|cut| cut > nested && !text[cut..].starts_with("   ")));
 }
 
+/// The other thread reads the header and tables when the cut is past them: the module is
+/// the one a single pass gives, and a preamble that lowers with an error sends the module
+/// the long way, which reports it as one pass does.
+#[test]
+fn the_preamble_read_on_the_other_thread_gives_what_one_pass_gives() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/inputs/cut"));
+    let text = std::fs::read_to_string(dir.join("preamble.hlo")).unwrap();
+    let whole = 0..text.len();
+    let one_pass = ir_outcome(hlo_layout::parse_module(&text));
+    assert!(hlo_layout::parse_module(&text).is_ok());
+    let after_tables = text.find("%max (").unwrap();
+    let halves = hlo_layout::parse_module_range_at(&text, whole.clone(), after_tables);
+    assert_eq!(
+        ir_outcome(halves.expect("halves after the tables are taken")),
+        one_pass
+    );
+    let in_entry = text.find("  %n = ").unwrap();
+    let ahead = hlo_layout::parse_module_range_tail_ahead(&text, whole.clone(), in_entry);
+    assert_eq!(
+        ir_outcome(ahead.expect("the cut in the entry is taken")),
+        one_pass
+    );
+    let (halves, read_ahead) = every_cut_agrees(&dir.join("preamble.hlo"));
+    assert!(
+        halves >= 2 && read_ahead >= 8,
+        "{halves} halves, {read_ahead} read ahead"
+    );
+
+    let text = std::fs::read_to_string(dir.join("preamble_error.hlo")).unwrap();
+    let errors = hlo_layout::parse_module(&text).expect_err("frame_kind is no field of XLA's");
+    assert_eq!(errors.len(), 1);
+    let after_tables = text.find("%max (").unwrap();
+    assert!(hlo_layout::parse_module_range_at(&text, 0..text.len(), after_tables).is_none());
+    let in_entry = text.find("  %n = ").unwrap();
+    assert!(hlo_layout::parse_module_range_tail_ahead(&text, 0..text.len(), in_entry).is_none());
+    every_cut_agrees(&dir.join("preamble_error.hlo"));
+}
+
 /// Every cut the read-ahead looks for in a valid corpus module is one it can take: a cut it
 /// gave up on would cost a wasted read of both parts and then a read on one thread. (A cut
 /// at a body's first line once was such a cut: the lexer tells the body's `{` from the text

@@ -792,6 +792,12 @@ impl<'s> ModuleLowering<'s> {
     /// The module, once the parser has handed over every computation; `module` gives the
     /// header and tables.
     pub fn finish(self, module: &ast::Module<'s>) -> Result<Module, Vec<ModuleError>> {
+        self.finish_with(LoweredPreamble::new(module))
+    }
+
+    /// [`Self::finish`] with the header and tables already lowered, perhaps on another
+    /// thread.
+    pub(crate) fn finish_with(self, preamble: LoweredPreamble) -> Result<Module, Vec<ModuleError>> {
         // Nothing was taken away (see `take_last_closed`): ids index `computations`.
         let Closed {
             mut computations,
@@ -802,7 +808,7 @@ impl<'s> ModuleLowering<'s> {
         } = self.closed;
         let Some(last) = computations.len().checked_sub(1) else {
             return Err(vec![ModuleError::Empty {
-                span: module.header.as_ref().map_or(Span::default(), |h| h.span),
+                span: preamble.header_span.unwrap_or_default(),
             }]);
         };
         let entry = self.entry.map_or(ComputationId(last as u32), |(id, _)| id);
@@ -870,16 +876,21 @@ impl<'s> ModuleLowering<'s> {
                 entry_computation.instruction(id).style
             });
 
-        let (attributes, tables) = header_and_tables(module, &mut errors);
+        let LoweredPreamble {
+            header_name,
+            header_span,
+            attributes,
+            tables,
+            errors: preamble_errors,
+        } = preamble;
+        errors.extend(preamble_errors);
 
-        let name = module.header.as_ref().map_or_else(
-            || format!("module_{}", computations[entry.0 as usize].name),
-            |h| h.name.text.to_string(),
-        );
+        let name = header_name
+            .unwrap_or_else(|| format!("module_{}", computations[entry.0 as usize].name));
         if errors.is_empty() {
             Ok(Module {
                 name,
-                has_header: module.header.is_some(),
+                has_header: header_span.is_some(),
                 attributes,
                 tables,
                 computations,
@@ -894,8 +905,35 @@ impl<'s> ModuleLowering<'s> {
     }
 }
 
-/// The header's attributes as canonical text and the tables' text; their errors go to
-/// `errors`.
+/// What a module's header and tables lower to, with their errors.
+pub(crate) struct LoweredPreamble {
+    header_name: Option<String>,
+    header_span: Option<Span>,
+    attributes: Vec<TextAttribute>,
+    tables: String,
+    errors: Vec<ModuleError>,
+}
+
+impl LoweredPreamble {
+    pub(crate) fn new(module: &ast::Module<'_>) -> LoweredPreamble {
+        let mut errors = Vec::new();
+        let (attributes, tables) = header_and_tables(module, &mut errors);
+        LoweredPreamble {
+            header_name: module.header.as_ref().map(|h| h.name.text.to_string()),
+            header_span: module.header.as_ref().map(|h| h.span),
+            attributes,
+            tables,
+            errors,
+        }
+    }
+
+    /// Whether lowering found no error; one that did is lowered again on the usual way,
+    /// which reports its errors among the others.
+    pub(crate) fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
 /// The header's attributes as canonical text.
 fn header_attributes(
     header: &ast::Header<'_>,

@@ -18,7 +18,7 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::module::{ModuleLowering, Prelowered, Prelowering};
+use super::module::{LoweredPreamble, ModuleLowering, Prelowered, Prelowering};
 use crate::syntax::ast::{self, Sink};
 use crate::syntax::SyntaxError;
 
@@ -168,19 +168,26 @@ impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
 /// after it on a second one, ahead (see the module's documentation). `lowering` hears what
 /// it would have heard from one parse.
 ///
+/// The second thread, which has less to do, also reads and lowers the header and tables
+/// (see [`crate::syntax::preamble_end`]) when the module has them; the lowered preamble is
+/// returned with the tree.
+///
 /// `None` when either part does not parse on its own without an error, or no second thread
 /// was to be had: only reading the whole in one go can then tell what the text is, and
 /// `lowering`, which may have heard part of it, must be dropped. Each part is read by the
-/// happy-path parser alone, as any syntax error sends the caller the long way.
+/// happy-path parser alone, as any syntax error sends the caller the long way; so does an
+/// error lowering the preamble.
 pub(crate) fn parse_with_tail_ahead<'s>(
     source: &'s str,
     range: std::ops::Range<usize>,
     cut: usize,
     lowering: &mut ModuleLowering<'s>,
-) -> Option<ast::Module<'s>> {
+) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
     if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
         return None;
     }
+    let preamble_end = crate::syntax::preamble_end(source, range.clone())
+        .filter(|&end| range.start < end && end < cut && source.is_char_boundary(end));
     // Room for every batch the tail makes while this thread reads the head (an event takes a
     // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
     let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
@@ -202,10 +209,21 @@ pub(crate) fn parse_with_tail_ahead<'s>(
                 let parsed =
                     crate::syntax::parse_suffix_into(source, cut, range.end, &mut read_ahead);
                 read_ahead.flush();
-                parsed
+                drop(read_ahead);
+                let preamble = match preamble_end {
+                    Some(end) => {
+                        let tree = crate::syntax::parse_preamble(source, range.start..end);
+                        let lowered = tree.as_ref().map(LoweredPreamble::new);
+                        // `None` inside: the preamble does not read or lower alone.
+                        Some(lowered.filter(LoweredPreamble::is_valid))
+                    }
+                    None => None,
+                };
+                (parsed, preamble)
             })
             .ok()?;
-        let head = crate::syntax::parse_prefix_into(source, range.start, cut, lowering);
+        let head_start = preamble_end.unwrap_or(range.start);
+        let head = crate::syntax::parse_prefix_into(source, head_start, cut, lowering);
         if head.is_some() {
             for batch in &receiver {
                 for event in batch {
@@ -217,8 +235,16 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             stopped.store(true, Ordering::Relaxed);
         }
         drop(receiver);
-        let tail_parsed = tail.join().ok()?;
-        tail_parsed.then_some(head?)
+        let (tail_parsed, preamble) = tail.join().ok()?;
+        let head = head.filter(|_| tail_parsed)?;
+        match preamble {
+            // The head must then be computations alone, as the whole would have been read.
+            Some(lowered) => {
+                let computations_only = head.header.is_none() && head.tables.is_empty();
+                Some((head, Some(lowered?))).filter(|_| computations_only)
+            }
+            None => Some((head, None)),
+        }
     })
 }
 

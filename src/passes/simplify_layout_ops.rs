@@ -71,7 +71,11 @@ impl Pass for SimplifyLayoutOps {
         let mut names: HashSet<String> = module
             .computations
             .iter()
-            .flat_map(|c| c.order().iter().map(|&id| c.instruction(id).name.to_string()))
+            .flat_map(|c| {
+                c.order()
+                    .iter()
+                    .map(|&id| c.instruction(id).name.to_string())
+            })
             .collect();
         let style = module.style;
         let mut next_suffix = 0;

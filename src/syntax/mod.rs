@@ -96,8 +96,10 @@ pub fn parse_module_range_at(
     range: std::ops::Range<usize>,
     cut: usize,
 ) -> Option<ast::Module<'_>> {
-    let halves = in_two_halves(source, range, cut, ast::CollectSink::default);
-    let ((mut module, mut sink), (_, tail)) = halves?;
+    // The syntax tree keeps the header and tables, so the first half reads them.
+    let no_preamble = None::<(usize, fn(ast::Module<'_>) -> Option<()>)>;
+    let halves = in_two_halves(source, range, cut, ast::CollectSink::default, no_preamble);
+    let ((mut module, mut sink), (_, tail), _) = halves?;
     sink.computations.extend(tail.computations);
     module.computations = sink.computations;
     Some(module)
@@ -127,11 +129,22 @@ pub fn halves_are_balanced(range: std::ops::Range<usize>, cut: usize) -> bool {
 /// lexing: the halves are taken only when each half parses on its own as XLA's modules
 /// do, which a cut inside a string, a comment or a computation never allows.
 pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) -> Option<usize> {
+    let middle = range.len() / 2;
+    cut_point_near(source, range, min_bytes, middle)
+}
+
+/// [`cut_point`], nearest `middle` bytes into the range instead of its middle.
+pub(crate) fn cut_point_near(
+    source: &str,
+    range: std::ops::Range<usize>,
+    min_bytes: usize,
+    middle: usize,
+) -> Option<usize> {
     let text = source.get(range.clone())?;
     if text.len() < min_bytes.max(2) {
         return None;
     }
-    let middle = text.len() / 2;
+    let middle = middle.min(text.len());
     // `\n}\n` at `at`: the computation that may follow starts after the blank lines.
     let computation_after = |at: usize| {
         let after = at + 3;
@@ -193,6 +206,65 @@ pub(crate) fn parse_prefix_into<'s>(
         .map(|module| *module)
 }
 
+/// Reads `source[range]`, a module's header and tables without its computations (see
+/// [`preamble_end`]), with the happy-path parser; `None` at the first error.
+pub(crate) fn parse_preamble(
+    source: &str,
+    range: std::ops::Range<usize>,
+) -> Option<ast::Module<'_>> {
+    let (start, end) = (range.start, range.end);
+    happy_path::PreambleParser::new()
+        .parse(
+            &mut Vec::new(),
+            &mut ast::NoSink,
+            lexer::Lexer::with_range(source, start, end),
+        )
+        .ok()
+        .map(|module| *module)
+}
+
+/// Where the computations of `source[range]` start when it has a header: the start of the
+/// first line after the `HloModule` line that begins with `%`, `ENTRY` or a name and ends
+/// with `{`, as XLA prints a computation's first line (table rows begin with a number).
+/// Reading the header and tables (the preamble) is then left to the thread with less to do;
+/// they can be long (an `entry_computation_layout` of thousands of shapes, tables of half a
+/// megabyte) and are slow to read for their size. Like [`instruction_line_cut`], it is a
+/// guess made without lexing: the parts are taken only when the preamble parses as a
+/// header and tables alone and the rest as computations alone.
+pub(crate) fn preamble_end(source: &str, range: std::ops::Range<usize>) -> Option<usize> {
+    let text = source.get(range.clone())?;
+    let mut lines = text.split_inclusive('\n');
+    let mut at = 0;
+    // Comments and blank lines may come before the header.
+    for line in lines.by_ref() {
+        at += line.len();
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("HloModule") {
+            break;
+        }
+        if !(trimmed.is_empty() || trimmed.starts_with("//")) {
+            return None;
+        }
+    }
+    const TABLE_KEYWORDS: [&str; 4] =
+        ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+    for line in lines {
+        let starts_a_computation = line
+            .bytes()
+            .next()
+            .is_some_and(|b| b == b'%' || b == b'_' || b.is_ascii_alphabetic())
+            && !TABLE_KEYWORDS
+                .iter()
+                .any(|keyword| line.starts_with(keyword))
+            && line.trim_end().ends_with('{');
+        if starts_a_computation {
+            return Some(range.start + at);
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// Reads `source[cut..end]`, the rest of a module from an instruction line inside a
 /// computation body, into `sink` with the happy-path parser; whether it read without an
 /// error.
@@ -243,18 +315,33 @@ pub fn instruction_line_cut(
 /// each into a sink `new_sink` makes. `None` unless both halves parse without an error and
 /// the second is computations only (no header, tables or lone instruction), so that reading
 /// the whole in one go would have given the same computations: then the caller does that.
-pub(crate) fn in_two_halves<'s, S>(
+///
+/// With `preamble`, a [`preamble_end`] before `cut` and what to make of the header and
+/// tables, the first half starts at the computations, and the other thread also reads the
+/// preamble and hands it to `preamble`; `None` then also when the preamble does not parse
+/// alone or `preamble` gives nothing.
+#[allow(clippy::type_complexity)]
+pub(crate) fn in_two_halves<'s, S, P>(
     source: &'s str,
     range: std::ops::Range<usize>,
     cut: usize,
     new_sink: impl Fn() -> S + Sync,
-) -> Option<((ast::Module<'s>, S), (ast::Module<'s>, S))>
+    preamble: Option<(usize, impl FnOnce(ast::Module<'s>) -> Option<P> + Send)>,
+) -> Option<((ast::Module<'s>, S), (ast::Module<'s>, S), Option<P>)>
 where
     S: ast::Sink<'s> + Send,
+    P: Send,
 {
     if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
         return None;
     }
+    let (first_start, preamble) = match preamble {
+        Some((end, lower)) if range.start < end && end < cut && source.is_char_boundary(end) => {
+            (end, Some((end, lower)))
+        }
+        Some(_) => return None,
+        None => (range.start, None),
+    };
     let parse = |range: std::ops::Range<usize>| {
         let mut sink = new_sink();
         parse_module_into(source, range, &mut sink)
@@ -265,16 +352,27 @@ where
         let second = std::thread::Builder::new()
             .name("parse-second-half".into())
             .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, || parse(cut..range.end))
+            .spawn_scoped(scope, || {
+                let half = parse(cut..range.end)?;
+                let preamble = match preamble {
+                    Some((end, lower)) => Some(lower(parse_preamble(source, range.start..end)?)?),
+                    None => None,
+                };
+                Some((half, preamble))
+            })
             .ok()?;
-        let first = parse(range.start..cut);
+        let first = parse(first_start..cut);
         Some((first, second.join().ok().flatten()))
     })?;
-    let (first, second) = (first?, second?);
+    let (first, (second, preamble)) = (first?, second?);
     let tail = &second.0;
     let computations_only =
         tail.header.is_none() && tail.tables.is_empty() && tail.instruction.is_none();
-    (computations_only && first.0.instruction.is_none()).then_some((first, second))
+    // The first half holds the header and tables unless the other thread read them.
+    let head_only_computations =
+        preamble.is_none() || (first.0.header.is_none() && first.0.tables.is_empty());
+    (computations_only && head_only_computations && first.0.instruction.is_none())
+        .then_some((first, second, preamble))
 }
 
 /// Parses `source[range]`, handing each computation to `sink` instruction by instruction as
