@@ -211,16 +211,16 @@ pub fn parse_module_range(
 const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 3;
 
 /// Where a module without a balanced cut between computations is cut for
-/// [`parse_module_range_tail_ahead`], in percent of its text. This thread reads and lowers
-/// the part before the cut, then places the lines the other has read and lowered as far as
-/// it could; placing them takes less than lowering them, so this thread's share is the
-/// smaller. The two threads end together near 35%: mixtral 1x8, best of 9, this thread
-/// reading and placing against the other reading, in ms: cut at 30% 11.4 + 10.9 against
-/// 22.0, at 35% 12.4 + 7.5 against 18.8, at 40% 13.9 + 7.2 against 17.3. Parse+lower in
-/// MB/s (a scratch driver with the binary's allocator, best of 9, two runs) at 30, 35 and
-/// 40%: mixtral 2x8 144-146, 159-166, 153; mixtral 1x8 139-142, 155-160, 154-155;
-/// resnet50 pre 120-175, 172-201, 152-181; transformer24 pre 174-197, 201-213, 174-235.
-const TAIL_AHEAD_PERCENT: usize = 35;
+/// [`parse_module_range_tail_ahead`], in percent of its text (then moved by the preamble,
+/// see [`TAIL_AHEAD_PREAMBLE_WEIGHT`]). This thread reads and lowers the part before the
+/// cut, then places the lines the other has read and lowered as far as it could; placing
+/// them takes less than lowering them, so this thread's share is the smaller. Parse+lower
+/// in MB/s (a scratch driver with the binary's allocator, best of 15, three runs
+/// interleaved) at 35, 40 and 45%: resnet50 pre 192-209, 198-218, 213-228; transformer24
+/// pre 175-228, 249-262, 242-258; mixtral 1x8 171-174, 167-181, 158-170; mixtral 2x8
+/// 177-184, 168-181, 165-170. (Before the other thread read the preamble, 35% was best: at
+/// 30, 35 and 40%, mixtral 1x8 139-142, 155-160, 154-155.)
+const TAIL_AHEAD_PERCENT: usize = 40;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else cut inside a computation with the
