@@ -604,7 +604,9 @@ pub fn instruction_from_head<'s>(
     let shape_end = find(shape_start, b' ');
     let opcode_start = (shape_end + 1).min(head.len());
     let paren = find(opcode_start, b'(');
-    let operands_text = &head[paren..];
+    // Names and integers hold no `)`: the first one closes the operands.
+    let close = find(paren, b')');
+    let operands_text = &head[paren..(close + 1).min(head.len())];
     match operands_text.as_bytes().get(1) {
         None | Some(b')') => {}
         Some(b'-' | b'0'..=b'9') => {
@@ -619,6 +621,10 @@ pub fn instruction_from_head<'s>(
             )));
         }
         Some(_) => operands = operand_names(operands_text, start + paren, operands),
+    }
+    let mut attributes = attributes;
+    if let Some(written) = head.get(close + 1..).filter(|rest| !rest.is_empty()) {
+        simple_attributes(written, start + close + 1, &mut attributes);
     }
     Instruction {
         root,
@@ -638,6 +644,70 @@ pub fn instruction_from_head<'s>(
         operands,
         attributes,
         span,
+    }
+}
+
+/// The attributes `, name=value, ...` after a head the lexer read whole with them, starting
+/// at byte `start`, added to `attributes`: the trees the token-by-token parse builds. The
+/// lexer has checked the form (`simple_attributes_len` there): `, ` before each name, `=`
+/// after it, and a value that is an integer, a `%name`, a word, integers in braces, or a
+/// canonical `metadata={...}`.
+fn simple_attributes<'s>(text: &'s str, start: usize, attributes: &mut Vec<Attribute<'s>>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 2 < text.len() {
+        let name_start = i + 2;
+        let Some(equals) = bytes[name_start..].iter().position(|&b| b == b'=') else {
+            return;
+        };
+        let value_start = name_start + equals + 1;
+        let name = &text[name_start..value_start - 1];
+        // Other values hold no `,`, and only integers are in other braces.
+        let metadata = name == "metadata" && bytes.get(value_start) == Some(&b'{');
+        let value_end = if metadata {
+            super::lexer::canonical_metadata_len(&text[value_start..])
+                .map_or(text.len(), |len| value_start + len)
+        } else if bytes.get(value_start) == Some(&b'{') {
+            bytes[value_start..]
+                .iter()
+                .position(|&b| b == b'}')
+                .map_or(text.len(), |close| value_start + close + 1)
+        } else {
+            bytes[value_start..]
+                .iter()
+                .position(|&b| b == b',')
+                .map_or(text.len(), |comma| value_start + comma)
+        };
+        let value = &text[value_start..value_end];
+        let span = Span::new(start + value_start, start + value_end);
+        let word = Word { text: value, span };
+        let term = match bytes.get(value_start) {
+            Some(b'{') if metadata => Term::Word(word, WordKind::Raw),
+            Some(b'{') => Term::List(Box::new(List {
+                delimiter: Delimiter::Brace,
+                terms: int_terms(value, span.start),
+                layout: None,
+                span,
+            })),
+            Some(b'%') => Term::Word(
+                Word {
+                    text: &value[1..],
+                    span,
+                },
+                WordKind::Name,
+            ),
+            Some(b'-' | b'0'..=b'9') => Term::Word(word, WordKind::Int),
+            _ => Term::Word(word, WordKind::Ident),
+        };
+        attributes.push(Attribute {
+            name: Word {
+                text: name,
+                span: Span::new(start + name_start, start + value_start),
+            },
+            value: vec![term],
+            span: Span::new(start + name_start, start + value_end),
+        });
+        i = value_end;
     }
 }
 

@@ -144,9 +144,16 @@ impl<'s> Lexer<'s> {
         if !(self.shortcuts && self.whole_heads) {
             return None;
         }
-        let (len, closing_paren) = simple_head_rest_len(self.inner.remainder())?;
+        let rest = self.inner.remainder();
+        let (head, closing_paren) = simple_head_rest_len(rest)?;
+        // The attributes too, when all of them are in a plain form and end the line.
+        let attributes = rest
+            .get(head..)
+            .and_then(simple_attributes_len)
+            .unwrap_or(0);
+        let len = head + attributes;
         self.inner.bump(len);
-        if closing_paren {
+        if closing_paren && attributes == 0 {
             // As the `)` read alone would.
             self.layout_brace_next = Self::opens_layout(self.inner.remainder());
         }
@@ -420,6 +427,65 @@ fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
     }
 }
 
+/// After an instruction's head, the length of its attributes `, name=value, ...` up to the
+/// end of its line, when each is written as XLA prints it (`, ` before the name, no space
+/// around `=`) and its value is one token that the tree keeps as one term: an integer, a
+/// `%name`, a word, integers in braces, or a `metadata={...}` in canonical form. Such a
+/// line is read whole ([`Token::SimpleHead`]) and its attributes split by
+/// `ast::instruction_from_head`. `None` when any attribute is in another form or something
+/// other than the end of the line follows them.
+fn simple_attributes_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    loop {
+        match bytes.get(i) {
+            None | Some(b'\n' | b'\r') => return (i > 0).then_some(i),
+            Some(b',') if bytes.get(i + 1) == Some(&b' ') => i += 2,
+            _ => return None,
+        }
+        let name = identifier_len(rest.get(i..)?)?;
+        let metadata = &rest[i..i + name] == "metadata";
+        i += name;
+        if bytes.get(i) != Some(&b'=') {
+            return None;
+        }
+        i += 1;
+        i += simple_value_len(rest.get(i..)?, metadata)?;
+    }
+}
+
+/// The length of an attribute value that [`simple_attributes_len`] takes, which must end
+/// where it does: another byte would make it part of a longer token (`1.5`, `3x3`, `f32[2]`)
+/// or of a longer value.
+fn simple_value_len(value: &str, metadata: bool) -> Option<usize> {
+    let bytes = value.as_bytes();
+    let len = match *bytes.first()? {
+        b'{' if metadata => canonical_metadata_len(value)?,
+        b'{' => int_list_len(bytes, b'{', b'}')?,
+        b'%' => 1 + identifier_len(&value[1..])?,
+        b'-' | b'0'..=b'9' => {
+            let sign = usize::from(bytes[0] == b'-');
+            let digits = bytes[sign..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            (digits > 0).then_some(sign + digits)?
+        }
+        _ => {
+            let word = identifier_len(value)?;
+            // Keywords and `nan` are tokens of their own; `b` may start a buffer shape.
+            if is_token_word(&value[..word]) || &value[..word] == "b" {
+                return None;
+            }
+            word
+        }
+    };
+    match bytes.get(len) {
+        None | Some(b',' | b'\n' | b'\r') => Some(len),
+        _ => None,
+    }
+}
+
 /// The length of `()` or of `(N)` with `N` an integer, as in `parameter(0)`.
 fn int_or_no_operand_len(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
@@ -455,7 +521,7 @@ pub(crate) const METADATA_FIELDS: &[&str] = &[
 /// The length of a `metadata` value at the start of `rest` that is exactly as the printer
 /// would write it: `{key=value ...}` with known keys in order, one space between fields, and
 /// each value a string, an integer or a word. `None` sends it down the token-by-token path.
-fn canonical_metadata_len(rest: &str) -> Option<usize> {
+pub(super) fn canonical_metadata_len(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
     if bytes.first() != Some(&b'{') {
         return None;
@@ -1009,15 +1075,34 @@ mod tests {
 
     #[test]
     fn heads_are_read_whole_only_when_plain() {
+        // Attributes go with the head when all are plain and end the line.
         assert_eq!(
-            kinds("ROOT %a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}")[..3],
+            kinds("ROOT %a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}"),
             [
                 Token::KwRoot,
-                Token::SimpleHead("%a = f32[2,3]{1,0} add(%x, %y)"),
-                Token::Comma,
+                Token::SimpleHead("%a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}"),
             ]
         );
+        for head_alone in [
+            "a = f32[] add(x, y), sharding={replicated}",
+            "a = f32[] add(x, y), index=1, metadata={source_line=3 op_name=\"n\"}",
+            "a = f32[] add(x, y), index=1 // c",
+            "a = f32[] add(x, y),index=1",
+            "a = f32[] add(x, y), index=1.5",
+            "a = f32[] add(x, y), window={size=3x3}",
+            "a = f32[] add(x, y), b=nan",
+            "a = f32[] add(x, y), to_apply=b",
+            "a = f32[] add(x, y), dimensions={0,}",
+        ] {
+            assert_eq!(
+                kinds(head_alone)[..2],
+                [Token::SimpleHead("a = f32[] add(x, y)"), Token::Comma],
+                "{head_alone}"
+            );
+        }
         for whole in [
+            "a = f32[] add(x, y), index=-1, to_apply=%f, direction=LT, dimensions={}",
+            "a = f32[] add(x, y), dimensions={0,1}, metadata={op_name=\"a,b}\"}\r\n",
             "a = f32[] parameter(0)",
             "a = s32[] constant(-12)",
             "a = token[] after-all()",
