@@ -214,13 +214,34 @@ const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 3;
 /// [`parse_module_range_tail_ahead`], in percent of its text (then moved by the preamble,
 /// see [`TAIL_AHEAD_PREAMBLE_WEIGHT`]). This thread reads and lowers the part before the
 /// cut, then places the lines the other has read and lowered as far as it could; placing
-/// them takes less than lowering them, so this thread's share is the smaller. Parse+lower
-/// in MB/s (a scratch driver with the binary's allocator, best of 15, three runs
-/// interleaved) at 35, 40 and 45%: resnet50 pre 192-209, 198-218, 213-228; transformer24
-/// pre 175-228, 249-262, 242-258; mixtral 1x8 171-174, 167-181, 158-170; mixtral 2x8
-/// 177-184, 168-181, 165-170. (Before the other thread read the preamble, 35% was best: at
-/// 30, 35 and 40%, mixtral 1x8 139-142, 155-160, 154-155.)
-const TAIL_AHEAD_PERCENT: usize = 40;
+/// them takes less than lowering them, so this thread's share is the smaller. Reading costs
+/// about the same per byte, placing the same per line, so the longer the lines, the less
+/// placing the rest costs this thread and the later the cut: [`TAIL_AHEAD_PERCENT`] for
+/// lines of [`TAIL_AHEAD_LINE_BYTES`], a sixth of a percent more per byte longer.
+///
+/// Parse+lower in MB/s (a scratch driver with the binary's allocator, best of 15, three runs
+/// interleaved) with the cut at 35, 40 and 45%, at d890f89 with attributes read with the
+/// head: resnet50 pre (131 bytes a line) 209-226, 233-245, 236-246; transformer24 pre (149)
+/// 249-255, 226-286, 266-283; mixtral 1x8 (93) 179-183, 175-179, 166-169; mixtral 2x8 (94)
+/// 184-188, 174-184, 167-171.
+fn tail_ahead_percent(text: &str, range: std::ops::Range<usize>) -> usize {
+    let bytes = &text.as_bytes()[range];
+    // A sample from the middle: counting every line would cost a pass over the text.
+    let sample_start = (bytes.len() / 2).saturating_sub(TAIL_AHEAD_SAMPLE_BYTES / 2);
+    let sample_end = sample_start
+        .saturating_add(TAIL_AHEAD_SAMPLE_BYTES)
+        .min(bytes.len());
+    let sample = &bytes[sample_start..sample_end];
+    let lines = memchr::memchr_iter(b'\n', sample).count().max(1);
+    let line_bytes = sample.len() / lines;
+    let percent =
+        TAIL_AHEAD_PERCENT as isize + (line_bytes as isize - TAIL_AHEAD_LINE_BYTES as isize) / 6;
+    percent.clamp(30, 50) as usize
+}
+
+const TAIL_AHEAD_PERCENT: usize = 35;
+const TAIL_AHEAD_LINE_BYTES: usize = 93;
+const TAIL_AHEAD_SAMPLE_BYTES: usize = 1 << 16;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else cut inside a computation with the
@@ -255,7 +276,7 @@ pub fn parse_module_range_cut(
         // only places the lines the other reads: mixtral 1x8 (a 77 KB header) 164-173 MB/s
         // with the header on this thread, 169-180 with it on the other and the cut moved by
         // three times its length, 168-170 by five times (best of 15, interleaved).
-        let offset = (range.len() / 100 * TAIL_AHEAD_PERCENT)
+        let offset = (range.len() / 100 * tail_ahead_percent(text, range.clone()))
             .saturating_add(preamble.saturating_mul(TAIL_AHEAD_PREAMBLE_WEIGHT));
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
             return lowered;

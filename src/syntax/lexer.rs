@@ -14,8 +14,9 @@
 //!
 //! For speed, forms that make up most of a real dump are also read whole, each only where it
 //! is exactly in the form XLA prints it (anything else is lexed token by token and parses to
-//! the same tree): an instruction's head up to its attributes ([`Token::SimpleHead`]), and
-//! where the head is not plain, its result shape without tiles ([`Token::SimpleShape`]) and
+//! the same tree): an instruction's head, with its attributes when all are plain
+//! ([`Token::SimpleHead`]), and where the head is not plain, its result shape without tiles
+//! ([`Token::SimpleShape`]) and
 //! its operand list when it is only names ([`Token::OperandNames`]); and a `metadata={...}`
 //! value already in canonical field order and spacing ([`Token::Raw`], which then prints as
 //! it was written).

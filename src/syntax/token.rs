@@ -131,8 +131,10 @@ pub enum Token<'s> {
     SimpleShape(&'s str),
     /// An instruction's operand list when it is only names, `(%a, %b)`, as one token.
     OperandNames(&'s str),
-    /// An instruction's head up to its attributes, `%x = f32[2]{0} add(%a, %b)`, as one
-    /// token when every part of it is in the form XLA prints; most lines are.
+    /// An instruction's head, `%x = f32[2]{0} add(%a, %b)`, as one token when every part of
+    /// it is in the form XLA prints; most lines are. Its attributes are part of it too when
+    /// each is plain (`, index=1`, `, dimensions={0}`, a canonical `metadata={...}`) and
+    /// they end the line.
     SimpleHead(&'s str),
     /// The `b` of a buffer shape `b(f32[2]{0})`: the word `b` followed by `(` and an array
     /// shape. Told apart from an opcode `b(...)` so that a result shape can start with it.
