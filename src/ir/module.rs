@@ -288,6 +288,11 @@ impl Computation {
         self.order.slice()
     }
 
+    /// The last instruction in print order, without building [`Computation::order`].
+    pub fn last_in_order(&self) -> Option<InstrId> {
+        (self.order.len > 0).then(|| InstrId::new(self.order.tail as usize))
+    }
+
     /// Whether `a` comes before `b` in print order, in O(1).
     pub fn precedes(&self, a: InstrId, b: InstrId) -> bool {
         self.order.label(a) < self.order.label(b)

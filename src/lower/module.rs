@@ -441,6 +441,11 @@ struct OpenComputation<'s> {
     calls: Vec<(InstrId, Callee<'s>)>,
     /// Attributes (by instruction and index) that wrote computations in place.
     in_place: Vec<(InstrId, usize, CalleeList<'s>)>,
+    /// The parameters added so far, by number and id, and whether an instruction left its
+    /// shape to infer: the computation's end needs both, and finding them would be a pass
+    /// over every instruction (a tenth of closing mixtral's computations).
+    parameters: Vec<(i64, InstrId)>,
+    shapes_to_infer: bool,
 }
 
 impl<'s> OpenComputation<'s> {
@@ -454,7 +459,23 @@ impl<'s> OpenComputation<'s> {
             out_of_order: false,
             calls: Vec::new(),
             in_place: Vec::new(),
+            parameters: Vec::new(),
+            shapes_to_infer: false,
         }
+    }
+
+    /// Adds `instruction` to the computation, noting what its end needs to know of it.
+    fn push(&mut self, instruction: Instruction) -> InstrId {
+        let parameter = match instruction.payload {
+            Payload::Parameter(number) if instruction.opcode == Opcode::Parameter => Some(number),
+            _ => None,
+        };
+        self.shapes_to_infer |= !instruction.shape_written;
+        let id = self.computation.push(instruction, &[]);
+        if let Some(number) = parameter {
+            self.parameters.push((number, id));
+        }
+        id
     }
 }
 
@@ -1495,7 +1516,7 @@ impl<'s> ComputationLowering<'_, 's> {
         let head = &self.open.head;
         let computation = &mut self.open.computation;
         let root = self.open.root;
-        let last = computation.order().last().copied();
+        let last = computation.last_in_order();
         if let Some(root_id) = root.or(last) {
             computation.set_root(root_id);
             computation.root_written = root.is_some();
@@ -1519,7 +1540,10 @@ impl<'s> ComputationLowering<'_, 's> {
             }
         }
         // (e) Parameter numbers are unique.
-        let parameters = computation.parameters();
+        let mut parameters = std::mem::take(&mut self.open.parameters);
+        // In the order `Computation::parameters` gives.
+        parameters.sort_unstable();
+        debug_assert_eq!(parameters, computation.parameters());
         for pair in parameters.windows(2) {
             if let [(a, _), (b, id)] = pair {
                 if a == b {
@@ -1809,7 +1833,7 @@ impl<'s> ComputationLowering<'_, 's> {
             return None;
         }
         debug_assert_eq!(instruction.span, span);
-        Some(computation.push(instruction, &[]))
+        Some(self.open.push(instruction))
     }
 
     fn operands(
@@ -1861,12 +1885,12 @@ impl<'s> ComputationLowering<'_, 's> {
                             .errors
                             .extend(e.into_iter().map(ModuleError::from))
                     }) {
-                        let number = self.open.computation.parameters().len() as i64;
+                        let number = self.open.parameters.len() as i64;
                         let name = self.open.computation.unique_name("parameter.anon");
                         let mut parameter =
                             Instruction::new(name, Opcode::Parameter, with_default_layouts(shape));
                         parameter.payload = Payload::Parameter(number);
-                        let id = self.open.computation.push(parameter, &[]);
+                        let id = self.open.push(parameter);
                         self.open.computation.add_operand_edge(id, user, slot);
                     }
                 }
@@ -1907,7 +1931,7 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.style = style_of(instruction);
         lowered.span = instruction.span;
         let operands = self.payload(instruction, &mut lowered);
-        let id = self.open.computation.push(lowered, &[]);
+        let id = self.open.push(lowered);
         // A nested instruction is added after its user: the print order needs restoring.
         self.open.out_of_order = true;
         self.operands(id, operands, pending);
@@ -1949,6 +1973,9 @@ impl<'s> ComputationLowering<'_, 's> {
     /// Gives instructions written without a result shape the one XLA would infer, for the
     /// opcodes whose shape follows from their operands alone.
     fn infer_missing_shapes(&mut self) {
+        if !self.open.shapes_to_infer {
+            return;
+        }
         let computation = &self.open.computation;
         let missing: Vec<InstrId> = computation
             .order()
