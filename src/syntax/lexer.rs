@@ -433,14 +433,21 @@ fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
 /// around `=`) and its value is one token that the tree keeps as one term: an integer, a
 /// `%name`, a word, integers in braces, or a `metadata={...}` in canonical form. Such a
 /// line is read whole ([`Token::SimpleHead`]) and its attributes split by
-/// `ast::instruction_from_head`. `None` when any attribute is in another form or something
-/// other than the end of the line follows them.
+/// `ast::instruction_from_head`. `None` when any attribute is in another form, something
+/// other than the end of the line follows them, or what comes next could go on with the last
+/// value (terms written one after another make one value, across lines too): only the next
+/// instruction, a `}` or the end of the text stop it.
 fn simple_attributes_len(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
     let mut i = 0;
     loop {
         match bytes.get(i) {
-            None | Some(b'\n' | b'\r') => return (i > 0).then_some(i),
+            None | Some(b'\n' | b'\r') => {
+                let next = skip_trivia(&rest[i..]);
+                let value_ends =
+                    next.is_empty() || next.starts_with('}') || Lexer::opens_body(next);
+                return (i > 0 && value_ends).then_some(i);
+            }
             Some(b',') if bytes.get(i + 1) == Some(&b' ') => i += 2,
             _ => return None,
         }
@@ -1094,12 +1101,25 @@ mod tests {
             "a = f32[] add(x, y), b=nan",
             "a = f32[] add(x, y), to_apply=b",
             "a = f32[] add(x, y), dimensions={0,}",
+            // Terms one after another make one value, across lines too (found by fuzzing).
+            "a = f32[] add(x, y), to_apply=f\n  ROOOT b = f32[] c()",
+            "a = f32[] add(x, y), index=1\n  x=2",
         ] {
             assert_eq!(
                 kinds(head_alone)[..2],
                 [Token::SimpleHead("a = f32[] add(x, y)"), Token::Comma],
                 "{head_alone}"
             );
+        }
+        for line in [
+            "a = f32[] add(x, y), to_apply=f\n  ROOT b = f32[] c()",
+            "a = f32[] add(x, y), to_apply=f\n  %b = f32[] c()",
+            "a = f32[] add(x, y), to_apply=f\n  b = f32[] c()",
+            "a = f32[] add(x, y), to_apply=f /* c */\n}",
+        ] {
+            let head = &line[..line.find("=f").unwrap() + 2];
+            let whole = kinds(line)[0] == Token::SimpleHead(head);
+            assert_eq!(whole, !line.contains("/*"), "{line}");
         }
         for whole in [
             "a = f32[] add(x, y), index=-1, to_apply=%f, direction=LT, dimensions={}",
