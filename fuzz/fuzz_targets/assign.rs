@@ -17,7 +17,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     if hlo_layout::assign::assign_layouts(&mut module, &Target::default_tpu()).is_ok() {
-        let result = verify(&module, &VerifyOptions { layout_sensitive: true });
-        assert!(result.is_ok(), "assigned module does not verify: {result:?}");
+        let result = verify(
+            &module,
+            &VerifyOptions {
+                layout_sensitive: true,
+            },
+        );
+        assert!(
+            result.is_ok(),
+            "assigned module does not verify: {result:?}"
+        );
     }
 });

@@ -1,6 +1,7 @@
 //! The whole-module front end: parsing and formatting never panic, what formats is a fixed
-//! point of formatting, and the lexer's whole-line shortcuts give the tree the token-by-token
-//! path gives.
+//! point of formatting, the lexer's whole-line shortcuts give the tree the token-by-token
+//! path gives, and reading on two threads (in halves, or the rest read ahead, the header and
+//! tables on the other thread) gives the module one pass gives.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +17,22 @@ fuzz_target!(|data: &[u8]| {
         (Ok(a), Ok(b)) => assert!(a == b, "whole heads read a module differently"),
         (Err(a), Err(b)) => assert_eq!(a, b, "whole heads report other errors"),
         (a, b) => panic!("whole heads {:?}, by part {:?}", a.is_ok(), b.is_ok()),
+    }
+    let outcome = |result: Result<hlo_layout::ir::Module, Vec<hlo_layout::Error>>| match result {
+        Ok(module) => hlo_layout::print::print_ir_module(&module),
+        Err(errors) => format!("{errors:?}"),
+    };
+    let one_pass = outcome(hlo_layout::parse_module(text));
+    if let Some(cut) = hlo_layout::syntax::cut_point(text, 0..text.len(), 0) {
+        if let Some(halves) = hlo_layout::parse_module_range_at(text, 0..text.len(), cut) {
+            assert_eq!(outcome(halves), one_pass, "halves cut at {cut}");
+        }
+    }
+    for offset in [text.len() / 3, text.len() / 2] {
+        if let Some(ahead) = hlo_layout::parse_module_range_tail_ahead(text, 0..text.len(), offset)
+        {
+            assert_eq!(outcome(ahead), one_pass, "read ahead from {offset}");
+        }
     }
     if let Ok(formatted) = hlo_layout::format_module(text) {
         let again = hlo_layout::format_module(&formatted).expect("formatted text parses");

@@ -22,7 +22,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(memory) = PhysicalLayout::new(&array) else {
         return;
     };
-    let _ = (memory.bytes(), memory.unpadded_bytes(), memory.padding_fraction());
+    let _ = (
+        memory.bytes(),
+        memory.unpadded_bytes(),
+        memory.padding_fraction(),
+    );
     let n = memory.padded_elements();
     // Probe a few cells of both maps; full enumeration would make big shapes slow.
     for linear in [0, n / 3, n / 2, n.saturating_sub(1)] {
@@ -31,7 +35,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if memory.logical_elements() <= 1 << 16 {
-        assert_eq!(is_bitcast(&array, &array, Correspondence::Reshape), Ok(true));
+        assert_eq!(
+            is_bitcast(&array, &array, Correspondence::Reshape),
+            Ok(true)
+        );
     }
     for target in ["tpu-v5e", "tpu-v3", "cpu"] {
         if let Some(target) = Target::from_name(target) {
