@@ -127,7 +127,12 @@ pub fn parse_module_range_at(
     // for their size: this one has the joining of the halves to do after.
     let preamble = syntax::preamble_end(text, range.clone())
         .filter(|&end| end < cut)
-        .map(|end| (end, lower_preamble));
+        .map(|end| {
+            let lower = |tree: syntax::ast::Module<'_>| {
+                lower::module::LoweredPreamble::without_errors(&tree)
+            };
+            (end, lower)
+        });
     let halves = syntax::in_two_halves(
         text,
         range,
@@ -143,13 +148,6 @@ pub fn parse_module_range_at(
             .finish_with(preamble)
             .map_err(|errors| errors.into_iter().map(Error::from).collect()),
     )
-}
-
-/// The header and tables lowered, or `None` when they have an error: the module is then
-/// read again in one go, which reports it among the others in order.
-fn lower_preamble(tree: syntax::ast::Module<'_>) -> Option<lower::module::LoweredPreamble> {
-    let lowered = lower::module::LoweredPreamble::new(&tree);
-    lowered.is_valid().then_some(lowered)
 }
 
 /// Parses and lowers `text[range]` on this thread, cut at the first instruction line
@@ -220,12 +218,12 @@ const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 3;
 /// lines of [`TAIL_AHEAD_LINE_BYTES`], a sixth of a percent more per byte longer.
 ///
 /// Parse+lower in MB/s (a scratch driver with the binary's allocator, best of 15, three runs
-/// interleaved) with the cut at 35, 40 and 45%, at d890f89 with attributes read with the
-/// head: resnet50 pre (131 bytes a line) 209-226, 233-245, 236-246; transformer24 pre (149)
+/// interleaved) with the cut at 35, 40 and 45%, at f5e9abb (attributes read with the
+/// head): resnet50 pre (131 bytes a line) 209-226, 233-245, 236-246; transformer24 pre (149)
 /// 249-255, 226-286, 266-283; mixtral 1x8 (93) 179-183, 175-179, 166-169; mixtral 2x8 (94)
 /// 184-188, 174-184, 167-171.
 fn tail_ahead_percent(text: &str, range: std::ops::Range<usize>) -> usize {
-    let bytes = &text.as_bytes()[range];
+    let bytes = text.as_bytes().get(range).unwrap_or_default();
     // A sample from the middle: counting every line would cost a pass over the text.
     let sample_start = (bytes.len() / 2).saturating_sub(TAIL_AHEAD_SAMPLE_BYTES / 2);
     let sample_end = sample_start
@@ -239,8 +237,10 @@ fn tail_ahead_percent(text: &str, range: std::ops::Range<usize>) -> usize {
     percent.clamp(30, 50) as usize
 }
 
+/// The cut for lines of [`TAIL_AHEAD_LINE_BYTES`] (mixtral's), in percent of the text.
 const TAIL_AHEAD_PERCENT: usize = 35;
 const TAIL_AHEAD_LINE_BYTES: usize = 93;
+/// How much text around the middle [`tail_ahead_percent`] measures the lines of.
 const TAIL_AHEAD_SAMPLE_BYTES: usize = 1 << 16;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two

@@ -948,10 +948,12 @@ impl LoweredPreamble {
         }
     }
 
-    /// Whether lowering found no error; one that did is lowered again on the usual way,
-    /// which reports its errors among the others.
-    pub(crate) fn is_valid(&self) -> bool {
-        self.errors.is_empty()
+    /// The header and tables lowered on another thread than the computations, or `None`
+    /// when they have an error: the module is then read again in one go, which reports it
+    /// among the others in order.
+    pub(crate) fn without_errors(module: &ast::Module<'_>) -> Option<LoweredPreamble> {
+        let lowered = LoweredPreamble::new(module);
+        lowered.errors.is_empty().then_some(lowered)
     }
 }
 

@@ -213,9 +213,8 @@ pub(crate) fn parse_with_tail_ahead<'s>(
                 let preamble = match preamble_end {
                     Some(end) => {
                         let tree = crate::syntax::parse_preamble(source, range.start..end);
-                        let lowered = tree.as_ref().map(LoweredPreamble::new);
                         // `None` inside: the preamble does not read or lower alone.
-                        Some(lowered.filter(LoweredPreamble::is_valid))
+                        Some(tree.as_ref().and_then(LoweredPreamble::without_errors))
                     }
                     None => None,
                 };
