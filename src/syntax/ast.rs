@@ -664,14 +664,9 @@ fn simple_attributes<'s>(text: &'s str, start: usize, attributes: &mut Vec<Attri
         let name = &text[name_start..value_start - 1];
         // Other values hold no `,`, and only integers are in other braces.
         let metadata = name == "metadata" && bytes.get(value_start) == Some(&b'{');
-        let value_end = if metadata {
-            super::lexer::canonical_metadata_len(&text[value_start..])
-                .map_or(text.len(), |len| value_start + len)
-        } else if bytes.get(value_start) == Some(&b'{') {
-            bytes[value_start..]
-                .iter()
-                .position(|&b| b == b'}')
-                .map_or(text.len(), |close| value_start + close + 1)
+        // The lexer has validated the braced forms; here only their end is wanted.
+        let value_end = if bytes.get(value_start) == Some(&b'{') {
+            value_start + braced_len(&bytes[value_start..])
         } else {
             bytes[value_start..]
                 .iter()
@@ -709,6 +704,28 @@ fn simple_attributes<'s>(text: &'s str, start: usize, attributes: &mut Vec<Attri
         });
         i = value_end;
     }
+}
+
+/// The length of the `{...}` at the start of `bytes`, up to its closing brace outside
+/// quotes; all of `bytes` when it has none.
+fn braced_len(bytes: &[u8]) -> usize {
+    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quoted, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (_, b'"') => quoted = !quoted,
+            (false, b'{') => depth += 1,
+            (false, b'}') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    bytes.len()
 }
 
 /// The operands of a [`Token::OperandNames`](super::token::Token::OperandNames)

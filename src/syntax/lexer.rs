@@ -529,7 +529,7 @@ pub(crate) const METADATA_FIELDS: &[&str] = &[
 /// The length of a `metadata` value at the start of `rest` that is exactly as the printer
 /// would write it: `{key=value ...}` with known keys in order, one space between fields, and
 /// each value a string, an integer or a word. `None` sends it down the token-by-token path.
-pub(super) fn canonical_metadata_len(rest: &str) -> Option<usize> {
+fn canonical_metadata_len(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
     if bytes.first() != Some(&b'{') {
         return None;
