@@ -173,7 +173,8 @@ fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
     for _ in 0..repeats() {
         let start = Instant::now();
         for range in &parts {
-            let verdict = hlo_layout::check::check_on(text, range.clone(), &options, check_min);
+            let verdict =
+                hlo_layout::check::check_on(text, range.clone(), &options, check_min, &|_| {});
             assert_eq!(verdict, Some(true), "{} does not check", path.display());
         }
         stages.check = stages.check.min(start.elapsed().as_secs_f64());

@@ -33,7 +33,22 @@ pub fn check_module_range(
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
 ) -> Result<(), Vec<Error>> {
-    if check_computation_by_computation(text, range.clone(), options) == Some(true) {
+    check_module_range_releasing(text, range, options, &|_| {})
+}
+
+/// [`check_module_range`], calling `release(offset)` as the pass that reads one computation
+/// at a time leaves the text before `offset` behind, every [`RELEASE_STEP`] bytes or so.
+/// That text is read again only when the module must be read whole (it is invalid, or this
+/// way cannot tell), or for a few names and the header: a caller whose text is a file mapping
+/// can give those pages back to the system, which reads them from the file again if they are
+/// touched. Then what `check` holds at its peak is the module's IR, not also its text.
+pub fn check_module_range_releasing(
+    text: &str,
+    range: std::ops::Range<usize>,
+    options: &VerifyOptions,
+    release: &(dyn Fn(usize) + Sync),
+) -> Result<(), Vec<Error>> {
+    if check_on(text, range.clone(), options, PARALLEL_MIN_BYTES, release) == Some(true) {
         return Ok(());
     }
     let module = crate::parse_module_range(text, range)?;
@@ -51,8 +66,14 @@ pub fn check_computation_by_computation(
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
 ) -> Option<bool> {
-    check_on(text, range, options, PARALLEL_MIN_BYTES)
+    check_on(text, range, options, PARALLEL_MIN_BYTES, &|_| {})
 }
+
+/// How far the reading moves on between two calls of the `release` callback of
+/// [`check_module_range_releasing`]: sixteen system calls a megabyte. Lowering now and then
+/// looks up text it has read (a memo's key), which the system brings back with its
+/// neighbours (64 KiB on Linux); each call gives those back again.
+pub const RELEASE_STEP: usize = 64 << 10;
 
 /// `check` uses a second thread only from this size, far later than parsing does
 /// ([`crate::syntax::PARALLEL_MIN_BYTES`]). The parser runs up to 4,096 lines ahead of the
@@ -67,16 +88,18 @@ pub const PARALLEL_MIN_BYTES: usize = 32 << 20;
 /// [`check_computation_by_computation`], on two threads when the text is at least
 /// `min_bytes` long (`usize::MAX`: never), as tests compare: this one parses, and hands
 /// what it reads over to a second one, which lowers and verifies. Parsing takes a little
-/// less than lowering and verifying together, so the two keep pace.
+/// less than lowering and verifying together, so the two keep pace. `release` is called as
+/// [`check_module_range_releasing`] says.
 #[doc(hidden)]
 pub fn check_on(
     text: &str,
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
     min_bytes: usize,
+    release: &(dyn Fn(usize) + Sync),
 ) -> Option<bool> {
     let inline = || {
-        let mut sink = Streaming::new(text, *options);
+        let mut sink = Streaming::new(text, *options, release);
         let tree = crate::syntax::parse_module_into(text, range.clone(), &mut sink).ok();
         sink.conclude(tree.as_ref())
     };
@@ -86,10 +109,10 @@ pub fn check_on(
     let handed_over = read_ahead::parse_handing_over(
         text,
         range.clone(),
-        Streaming::new(text, *options),
+        Streaming::new(text, *options, release),
         true,
         // Once an error is found, the parser need send nothing more.
-        |sink: &Streaming<'_>| sink.verdict != Verdict::Valid,
+        |sink: &Streaming<'_, '_>| sink.verdict != Verdict::Valid,
     );
     match handed_over {
         Some((tree, sink)) => sink.conclude(tree.ok().as_ref()),
@@ -109,7 +132,7 @@ enum Verdict {
 
 /// Lowers computations as the parser hands them over, verifies each and keeps only its
 /// signature.
-struct Streaming<'s> {
+struct Streaming<'s, 'r> {
     lowering: ModuleLowering<'s>,
     checker: Checker,
     verdict: Verdict,
@@ -123,10 +146,18 @@ struct Streaming<'s> {
     /// read (see [`ModuleLowering::visit_open_computation`]), and then the rest wait for
     /// its end.
     one_by_one: bool,
+    /// Told where the text read so far ends, every [`RELEASE_STEP`] bytes.
+    release: &'r (dyn Fn(usize) + Sync),
+    /// Where `release` was last told the text ends.
+    released: usize,
 }
 
-impl<'s> Streaming<'s> {
-    fn new(text: &'s str, options: VerifyOptions) -> Streaming<'s> {
+impl<'s, 'r> Streaming<'s, 'r> {
+    fn new(
+        text: &'s str,
+        options: VerifyOptions,
+        release: &'r (dyn Fn(usize) + Sync),
+    ) -> Streaming<'s, 'r> {
         Streaming {
             lowering: ModuleLowering::new(text),
             checker: Checker::new(options),
@@ -134,6 +165,17 @@ impl<'s> Streaming<'s> {
             header: None,
             checked_before: 0,
             one_by_one: true,
+            release,
+            released: 0,
+        }
+    }
+
+    /// Tells `release` that the text before `offset` is read, when it has moved on far
+    /// enough since it was last told.
+    fn read_up_to(&mut self, offset: usize) {
+        if offset >= self.released.saturating_add(RELEASE_STEP) {
+            self.released = offset;
+            (self.release)(offset);
         }
     }
 
@@ -163,7 +205,7 @@ impl<'s> Streaming<'s> {
     }
 }
 
-impl<'s> ast::Sink<'s> for Streaming<'s> {
+impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
     fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
         self.header = crate::lower::module::lower_header(&header);
         if self.header.is_none() {
@@ -185,6 +227,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
         if self.verdict != Verdict::Valid {
             return;
         }
+        self.read_up_to(instruction.span.start);
         self.lowering.instruction(instruction);
         self.lowering.trim_memo();
         if self.one_by_one {
@@ -195,6 +238,13 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
         if self.verdict != Verdict::Valid {
             return;
+        }
+        // Before the checks, which hold the whole computation's IR: lowering looks old text
+        // up again now and then (a memo's key), and the system brings back a page's
+        // neighbours with it.
+        if end > self.released {
+            self.released = end;
+            (self.release)(end);
         }
         self.lowering.end_computation(attributes, end);
         let Some((id, computation)) = self.lowering.take_last_closed() else {
@@ -212,7 +262,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s> {
     }
 }
 
-impl Streaming<'_> {
+impl Streaming<'_, '_> {
     /// Checks the instructions the last line added, each as soon as it is complete, and
     /// drops what no later check reads of them: a computation that is mostly one then
     /// takes about a graph node per instruction, not its whole IR.

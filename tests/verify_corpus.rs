@@ -207,8 +207,9 @@ fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
                     .is_ok_and(|module| verify(&module, &PLAIN).is_ok());
                 // Verified inline, and on a second thread as large modules are.
                 let streamed =
-                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, usize::MAX);
-                let threaded = hlo_layout::check::check_on(&text, range.clone(), &PLAIN, 0);
+                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, usize::MAX, &|_| {});
+                let threaded =
+                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, 0, &|_| {});
                 if threaded != streamed {
                     disagreements.push(format!(
                         "{folder}/{name} at {range:?}: {streamed:?} inline, {threaded:?} on two threads"
@@ -265,7 +266,8 @@ fn checking_instructions_as_they_are_read_agrees_on_hand_written_modules() {
         };
         assert_eq!(whole, expected.unwrap_or(false), "{name}: whole module");
         for min_bytes in [usize::MAX, 0] {
-            let streamed = hlo_layout::check::check_on(&text, 0..text.len(), &PLAIN, min_bytes);
+            let streamed =
+                hlo_layout::check::check_on(&text, 0..text.len(), &PLAIN, min_bytes, &|_| {});
             assert_eq!(
                 streamed, expected,
                 "{name}: one at a time, min_bytes {min_bytes}"
@@ -274,4 +276,46 @@ fn checking_instructions_as_they_are_read_agrees_on_hand_written_modules() {
         let checked = hlo_layout::check::check_module_range(&text, 0..text.len(), &PLAIN);
         assert_eq!(checked.is_ok(), whole, "{name}: check_module_range");
     }
+}
+
+/// `check_module_range_releasing` tells its callback where the text it has read ends: at
+/// offsets that only grow, a [`RELEASE_STEP`](hlo_layout::check::RELEASE_STEP) or more
+/// apart within a computation, and at the end of each computation. A module it must read
+/// again whole (an invalid one) is still judged on all its text after the callback was told.
+#[test]
+fn checking_tells_where_the_text_read_ends() {
+    use hlo_layout::check::{check_module_range_releasing, RELEASE_STEP};
+    use std::sync::Mutex;
+    let mut text = String::from("HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  p0 = f32[64] parameter(0)\n");
+    for i in 1..4000 {
+        text.push_str(&format!("  p{i} = f32[64] negate(p{})\n", i - 1));
+    }
+    text.push_str("  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p3999, z), dimensions={0}, to_apply=add\n}\n");
+    let end_of_add = text.find("}\n").map(|at| at + 1);
+    let end_of_entry = text.rfind('}').map(|at| at + 1);
+    let told = Mutex::new(Vec::new());
+    let record = |offset: usize| told.lock().expect("not poisoned").push(offset);
+    let verdict = check_module_range_releasing(&text, 0..text.len(), &PLAIN, &record);
+    assert!(verdict.is_ok(), "{verdict:?}");
+    let told = told.into_inner().expect("not poisoned");
+    assert!(told.len() > text.len() / RELEASE_STEP, "{told:?}");
+    assert!(told.windows(2).all(|pair| pair[0] < pair[1]), "{told:?}");
+    assert_eq!(told.first().copied(), end_of_add, "{told:?}");
+    assert_eq!(told.last().copied(), end_of_entry, "{told:?}");
+    let within_entry = &told[1..told.len() - 1];
+    assert!(
+        within_entry
+            .windows(2)
+            .all(|pair| pair[1] - pair[0] >= RELEASE_STEP),
+        "{told:?}"
+    );
+
+    // The same module with its root's operand misspelt: every error is still found.
+    let invalid = text.replace("reduce(p3999, z)", "reduce(p4000, z)");
+    let errors = check_module_range_releasing(&invalid, 0..invalid.len(), &PLAIN, &|_| {})
+        .expect_err("an unknown operand is an error");
+    assert!(
+        errors.iter().any(|e| e.to_string().contains("p4000")),
+        "{errors:?}"
+    );
 }

@@ -18,9 +18,12 @@ mod diff;
 mod dot;
 mod explain;
 mod fmt;
+mod input;
 mod opt;
 mod passes;
 mod stats;
+
+pub use input::{Input, Reading};
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -356,7 +359,6 @@ pub fn drop_aside<T: Send + 'static>(value: T) {
         .spawn(move || drop(value));
 }
 
-/// Reads a file, or standard input for `-`.
 /// The byte ranges of the modules of `text`: split at `// -----` lines with
 /// `--split-input-file`, else the whole text.
 pub fn module_ranges(text: &str, split_input_file: bool) -> Vec<std::ops::Range<usize>> {
@@ -367,26 +369,9 @@ pub fn module_ranges(text: &str, split_input_file: bool) -> Vec<std::ops::Range<
     }
 }
 
+/// Reads a file, or standard input for `-`, into memory.
 pub fn read_input(file: &str) -> Result<String, Diag> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    let read = if file == "-" {
-        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::File::open(file).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
-    };
-    if let Err(error) = read {
-        return Err(plain(CliError::Read {
-            file: file.to_string(),
-            reason: error.to_string(),
-        }));
-    }
-    String::from_utf8(bytes).map_err(|error| {
-        plain(CliError::NotUtf8 {
-            file: file.to_string(),
-            offset: error.utf8_error().valid_up_to(),
-        })
-    })
+    input::read(file)
 }
 
 /// The temporary file being written, removed if the user interrupts us.
@@ -520,6 +505,25 @@ pub fn run_files(
     header: Header,
     mut each: impl FnMut(&str, &str) -> FileOutput,
 ) -> Outcome {
+    run_inputs(
+        command,
+        files,
+        output,
+        header,
+        Reading::Whole,
+        |file, input| each(file, input.text()),
+    )
+}
+
+/// [`run_files`], with each file read as `reading` asks and handed over as an [`Input`].
+pub fn run_inputs(
+    command: &str,
+    files: &[String],
+    output: &OutputArgs,
+    header: Header,
+    reading: Reading,
+    mut each: impl FnMut(&str, &Input) -> FileOutput,
+) -> Outcome {
     let several = files.len() > 1;
     let mut progress = Progress::new(files.len());
     let mut text = String::new();
@@ -529,7 +533,7 @@ pub fn run_files(
     let mut any_text = false;
     for file in files {
         progress.start(file);
-        let result = match read_input(file) {
+        let result = match input::open(file, reading) {
             Ok(source) => each(file, &source),
             Err(diag) => FileOutput::failure(vec![diag]),
         };

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
 use super::shape::{lower_shape, LowerError};
@@ -196,7 +197,7 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
 /// [`ModuleLowering::finish`], where a call to a computation defined below is an error.
 #[derive(Default)]
 pub struct ModuleLowering<'s> {
-    computation_ids: FxHashMap<&'s str, (ComputationId, Span)>,
+    computation_ids: FxHashMap<CompactString, (ComputationId, Span)>,
     /// The first computation the text marked `ENTRY`, and where its name is.
     entry: Option<(ComputationId, Span)>,
     /// The computation being read.
@@ -290,7 +291,7 @@ impl LineCounter {
 
 /// The computation `names` gives for `name`, if it is above computation `id`.
 fn computation_above(
-    names: &FxHashMap<&str, (ComputationId, Span)>,
+    names: &FxHashMap<CompactString, (ComputationId, Span)>,
     name: &str,
     id: ComputationId,
 ) -> Option<ComputationId> {
@@ -622,7 +623,7 @@ impl<'s> ModuleLowering<'s> {
 
     /// Records the name of a computation read at the top level; a name given before is an
     /// error.
-    fn name_computation(&mut self, name: &'s str, id: ComputationId, span: Span) {
+    fn name_computation(&mut self, name: &str, id: ComputationId, span: Span) {
         if let Some(&(_, first)) = self.computation_ids.get(name) {
             self.closed.errors.push(ModuleError::DuplicateComputation {
                 name: name.to_string(),
@@ -630,7 +631,7 @@ impl<'s> ModuleLowering<'s> {
                 first,
             });
         } else {
-            self.computation_ids.insert(name, (id, span));
+            self.computation_ids.insert(name.into(), (id, span));
         }
     }
 
@@ -704,8 +705,22 @@ impl<'s> ModuleLowering<'s> {
         }
         let id = ComputationId(closed.taken + closed.computations.len() as u32);
         let names = &self.computation_ids;
+        // Calls are resolved now, as `take_last_closed` would, while the text of their
+        // names is at hand: the caller may have given the pages before this line back to
+        // the system. A call not resolved now cannot be then either, and is left to fail.
+        let computation = &mut open.computation;
+        open.calls.retain(|&(instruction, callee)| {
+            let Callee::Named(name, _) = callee else {
+                return true;
+            };
+            let Some(callee) = computation_above(names, name.text, id) else {
+                return true;
+            };
+            computation.instruction_mut(instruction).called.push(callee);
+            false
+        });
         let above = |name: &str| computation_above(names, name, id);
-        Some(visit(id, &mut open.computation, &above))
+        Some(visit(id, computation, &above))
     }
 
     /// The computation read at the top level under `name` (the first, if the name was given
@@ -759,11 +774,11 @@ impl<'s> ModuleLowering<'s> {
             named => named,
         };
         // In id order, so that the errors come out the same on every run.
-        let mut named: Vec<(&'s str, (ComputationId, Span))> =
+        let mut named: Vec<(CompactString, (ComputationId, Span))> =
             later.computation_ids.into_iter().collect();
         named.sort_by_key(|(_, (id, _))| id.0);
         for (name, (id, span)) in named {
-            self.name_computation(name, shift(id), span);
+            self.name_computation(&name, shift(id), span);
         }
         if let Some((id, span)) = later.entry {
             self.mark_entry(shift(id), span);
@@ -1068,7 +1083,7 @@ fn error_start(error: &ModuleError) -> usize {
 /// in the order they closed, skipping names the module already uses.
 fn name_in_place_computations(
     computations: &mut [Computation],
-    named: &FxHashMap<&str, (ComputationId, Span)>,
+    named: &FxHashMap<CompactString, (ComputationId, Span)>,
 ) {
     let mut suffix = 0u64;
     for computation in computations.iter_mut().filter(|c| c.in_place) {
