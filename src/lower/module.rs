@@ -353,9 +353,15 @@ impl<'s> Closed<'s> {
 struct Memo<'s> {
     /// The module text, when lowering is fed by the parser.
     source: Option<&'s str>,
-    printed: FxHashMap<(&'s str, &'s str), Arc<str>>,
-    attribute_names: FxHashMap<&'s str, Arc<str>>,
-    shapes: FxHashMap<&'s str, Arc<Shape>>,
+    /// Attribute texts (`name=value` as written) and their canonical values. The memos own
+    /// their keys: there are few (a module's distinct attribute texts, names and shapes;
+    /// most lines' attributes are read by the lexer's fast path), but they are looked up on
+    /// nearly every line, and a key borrowed from the text would read the text where it
+    /// first appeared again and again, which a caller that gives the text read back to the
+    /// system (`crate::check`) would have to bring back.
+    printed: FxHashMap<CompactString, Arc<str>>,
+    attribute_names: FxHashMap<CompactString, Arc<str>>,
+    shapes: FxHashMap<CompactString, Arc<Shape>>,
 }
 
 impl<'s> Memo<'s> {
@@ -384,7 +390,7 @@ impl<'s> Memo<'s> {
         }
         let lowered = Arc::new(with_default_layouts(lower_shape(shape)?));
         if let Some(text) = written {
-            self.shapes.insert(text, Arc::clone(&lowered));
+            self.shapes.insert(text.into(), Arc::clone(&lowered));
         }
         Ok(lowered)
     }
@@ -395,11 +401,15 @@ impl<'s> Memo<'s> {
         attribute: &ast::Attribute<'s>,
     ) -> Result<TextAttribute, Vec<LowerError>> {
         let value = self.attribute_text(attribute)?;
-        let name = Arc::clone(
-            self.attribute_names
-                .entry(attribute.name.text)
-                .or_insert_with(|| attribute.name.text.into()),
-        );
+        let name = match self.attribute_names.get(attribute.name.text) {
+            Some(name) => Arc::clone(name),
+            None => {
+                let name: Arc<str> = attribute.name.text.into();
+                self.attribute_names
+                    .insert(attribute.name.text.into(), Arc::clone(&name));
+                name
+            }
+        };
         Ok(TextAttribute { name, value })
     }
 
@@ -412,16 +422,15 @@ impl<'s> Memo<'s> {
         let Some(written) = self
             .source
             .filter(|_| !lone_word)
-            .and_then(|source| source.get(attribute.name.span.end..attribute.span.end))
+            .and_then(|source| source.get(attribute.name.span.start..attribute.span.end))
         else {
             return print::attribute_value_text(attribute, 2).map(Arc::from);
         };
-        let key = (attribute.name.text, written);
-        if let Some(text) = self.printed.get(&key) {
+        if let Some(text) = self.printed.get(written) {
             return Ok(text.clone());
         }
         let text: Arc<str> = print::attribute_value_text(attribute, 2)?.into();
-        self.printed.insert(key, Arc::clone(&text));
+        self.printed.insert(written.into(), Arc::clone(&text));
         Ok(text)
     }
 }
