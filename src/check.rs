@@ -8,8 +8,10 @@
 //! are above it, so it is complete when its line is. Then all but what later checks read of
 //! it is dropped (its attributes, literal, ...), which leaves about a graph node per
 //! instruction of the computation being read. The header is lowered to text as soon as it is
-//! read, rather than left on the parser's stack as a tree many times its size, and
-//! lowering's memo of shapes and attribute texts is emptied as it grows.
+//! read, and each stack-frame table checked and dropped, rather than left on the parser's
+//! stack as a tree many times its size; lowering's memo of shapes and attribute texts is
+//! emptied as it grows. A caller whose text is a file mapping can give back the pages read
+//! ([`check_module_range_releasing`]): then the text, too, is not held.
 //!
 //! Nothing is reported from that pass: when it finds any problem, or text it does not
 //! handle (a lone instruction, computations written in place), the module is read again the
@@ -21,6 +23,7 @@ use rustc_hash::FxHashSet;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, TextAttribute};
 use crate::lower::read_ahead;
+use crate::lower::tables;
 use crate::lower::ModuleLowering;
 use crate::syntax::ast;
 use crate::verify::{self, Signature, VerifyOptions};
@@ -150,6 +153,10 @@ struct Streaming<'s, 'r> {
     release: &'r (dyn Fn(usize) + Sync),
     /// Where `release` was last told the text ends.
     released: usize,
+    /// The stack-frame tables' names, in text order: each table is checked and dropped as
+    /// soon as it is read (its tree takes several times its text, and torax has half a
+    /// megabyte of tables), and their order is checked at the end.
+    table_keywords: Vec<ast::Word<'s>>,
 }
 
 impl<'s, 'r> Streaming<'s, 'r> {
@@ -167,6 +174,7 @@ impl<'s, 'r> Streaming<'s, 'r> {
             one_by_one: true,
             release,
             released: 0,
+            table_keywords: Vec::new(),
         }
     }
 
@@ -197,6 +205,9 @@ impl<'s, 'r> Streaming<'s, 'r> {
         if checker.out_of_step {
             return None;
         }
+        if !tables::check_order(&self.table_keywords).is_empty() {
+            return Some(false);
+        }
         let Some((attributes, entry)) = self.lowering.finish_header(tree, self.header) else {
             return Some(false);
         };
@@ -212,6 +223,15 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
             // The whole-module path reports the error.
             self.verdict = Verdict::CannotTell;
         }
+        None
+    }
+
+    fn table(&mut self, table: ast::Table<'s>) -> Option<ast::Table<'s>> {
+        let printed = crate::print::tables_text(std::slice::from_ref(&table));
+        if printed.is_err() || !tables::check_rows(&table).is_empty() {
+            self.verdict = Verdict::Invalid;
+        }
+        self.table_keywords.push(table.keyword);
         None
     }
 

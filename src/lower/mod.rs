@@ -4,7 +4,7 @@
 pub mod module;
 pub(crate) mod read_ahead;
 pub mod shape;
-mod tables;
+pub(crate) mod tables;
 
 pub use module::{lower_module, ModuleError, ModuleLowering};
 pub use shape::{lower_shape, LowerError};

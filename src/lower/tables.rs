@@ -27,25 +27,39 @@ fn fields(section: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+fn invalid(message: String, span: Span) -> ModuleError {
+    ModuleError::Invalid { message, span }
+}
+
 /// Every way `tables` differs from what XLA reads.
 pub fn check(tables: &[ast::Table<'_>]) -> Vec<ModuleError> {
+    let keywords: Vec<ast::Word<'_>> = tables.iter().map(|table| table.keyword).collect();
+    let mut errors = check_order(&keywords);
+    for table in tables {
+        errors.extend(check_rows(table));
+    }
+    errors
+}
+
+/// Every way the sections named by `keywords`, in text order, differ from the four XLA
+/// reads in its order: the part of [`check`] that needs no rows.
+pub fn check_order(keywords: &[ast::Word<'_>]) -> Vec<ModuleError> {
     let mut errors = Vec::new();
-    let invalid = |message: String, span: Span| ModuleError::Invalid { message, span };
-    if tables.is_empty() {
+    if keywords.is_empty() {
         return errors;
     }
     for (index, expected) in SECTIONS.iter().enumerate() {
-        match tables.get(index) {
-            Some(table) if table.keyword.text == *expected => {}
-            Some(table) => errors.push(invalid(
+        match keywords.get(index) {
+            Some(keyword) if keyword.text == *expected => {}
+            Some(keyword) => errors.push(invalid(
                 format!(
                     "expects '{expected}': the tables come in the order {}",
                     SECTIONS.join(", ")
                 ),
-                table.keyword.span,
+                keyword.span,
             )),
             None => {
-                let end = tables.last().map_or(Span::default(), |t| t.keyword.span);
+                let end = keywords.last().map_or(Span::default(), |k| k.span);
                 errors.push(invalid(
                     format!("expects '{expected}': all four tables are needed once one is written"),
                     end,
@@ -54,10 +68,14 @@ pub fn check(tables: &[ast::Table<'_>]) -> Vec<ModuleError> {
             }
         }
     }
-    for table in tables {
-        let Some(wanted) = fields(table.keyword.text) else {
-            continue;
-        };
+    errors
+}
+
+/// Every way the rows of `table` differ from what XLA reads: the part of [`check`] that
+/// reads one table alone.
+pub fn check_rows(table: &ast::Table<'_>) -> Vec<ModuleError> {
+    let mut errors = Vec::new();
+    if let Some(wanted) = fields(table.keyword.text) {
         for row in &table.rows {
             let Term::List(list) = &row.value else {
                 continue;

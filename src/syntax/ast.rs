@@ -222,6 +222,11 @@ pub trait Sink<'s> {
     fn header(&mut self, header: Box<Header<'s>>) -> Option<Box<Header<'s>>> {
         Some(header)
     }
+    /// A stack-frame table, read after the header and before any computation. A sink may
+    /// take it (and return `None`), as it may the header; by default it stays in the tree.
+    fn table(&mut self, table: Table<'s>) -> Option<Table<'s>> {
+        Some(table)
+    }
     fn begin_computation(&mut self, head: ComputationHead<'s>);
     /// An instruction line. A sink done with it may keep its operand and attribute vectors
     /// to give out again, emptied, from [`Sink::operand_vec`] and [`Sink::attribute_vec`]:
