@@ -73,9 +73,8 @@ pub fn check_computation_by_computation(
 }
 
 /// How far the reading moves on between two calls of the `release` callback of
-/// [`check_module_range_releasing`]: sixteen system calls a megabyte. Lowering now and then
-/// looks up text it has read (a memo's key), which the system brings back with its
-/// neighbours (64 KiB on Linux); each call gives those back again.
+/// [`check_module_range_releasing`]: sixteen system calls a megabyte, and no more text held
+/// than the system maps in at once when it reads a page (64 KiB on Linux).
 pub const RELEASE_STEP: usize = 64 << 10;
 
 /// `check` uses a second thread only from this size, far later than parsing does
@@ -178,10 +177,10 @@ impl<'s, 'r> Streaming<'s, 'r> {
         }
     }
 
-    /// Tells `release` that the text before `offset` is read, when it has moved on far
-    /// enough since it was last told.
-    fn read_up_to(&mut self, offset: usize) {
-        if offset >= self.released.saturating_add(RELEASE_STEP) {
+    /// Tells `release` that the text before `offset` is read, when that is at least `step`
+    /// bytes beyond what it was last told.
+    fn read_up_to(&mut self, offset: usize, step: usize) {
+        if offset >= self.released.saturating_add(step) {
             self.released = offset;
             (self.release)(offset);
         }
@@ -247,7 +246,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
         if self.verdict != Verdict::Valid {
             return;
         }
-        self.read_up_to(instruction.span.start);
+        self.read_up_to(instruction.span.start, RELEASE_STEP);
         self.lowering.instruction(instruction);
         self.lowering.trim_memo();
         if self.one_by_one {
@@ -259,13 +258,8 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
         if self.verdict != Verdict::Valid {
             return;
         }
-        // Before the checks, which hold the whole computation's IR: lowering looks old text
-        // up again now and then (a memo's key), and the system brings back a page's
-        // neighbours with it.
-        if end > self.released {
-            self.released = end;
-            (self.release)(end);
-        }
+        // Before the checks, which hold the whole computation's IR, whatever the step.
+        self.read_up_to(end, 1);
         self.lowering.end_computation(attributes, end);
         let Some((id, computation)) = self.lowering.take_last_closed() else {
             self.verdict = Verdict::CannotTell;
