@@ -1,4 +1,6 @@
-//! Front end, lowering and the verifier (both modes): nothing accepted may panic later.
+//! Front end, lowering and the verifier (both modes): nothing accepted may panic later, and
+//! `check`'s pass that reads one computation at a time, on one thread or two, agrees with
+//! parsing the module whole and verifying it whenever it tells.
 #![no_main]
 
 use hlo_layout::verify::{verify, VerifyOptions};
@@ -8,7 +10,19 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(module) = hlo_layout::parse_module(text) else {
+    let plain = VerifyOptions::default();
+    let parsed = hlo_layout::parse_module(text);
+    let whole = parsed.as_ref().is_ok_and(|m| verify(m, &plain).is_ok());
+    for min_bytes in [usize::MAX, 0] {
+        let streamed = hlo_layout::check::check_on(text, 0..text.len(), &plain, min_bytes, &|_| {});
+        if let Some(valid) = streamed {
+            assert_eq!(
+                valid, whole,
+                "check (min_bytes {min_bytes}) against the whole module"
+            );
+        }
+    }
+    let Ok(module) = parsed else {
         return;
     };
     let printed = hlo_layout::print::print_ir_module(&module);
