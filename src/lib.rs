@@ -38,9 +38,11 @@
 //!   or more is printed in two shares of whole computations, joined in order.
 //! - [`check`] verifies a module one instruction and one computation at a time as it is
 //!   read, keeping only the signatures of the computations above and what later checks read
-//!   of the instructions above, and reads the text again the usual way to report errors; it agrees with parsing and verifying the whole module
-//!   (`tests/verify_corpus.rs` compares the two over the corpus, and the mutation tests over
-//!   broken inputs).
+//!   of the instructions above, and reads the text again the usual way to report errors; it
+//!   agrees with parsing and verifying the whole module (`tests/verify_corpus.rs` compares
+//!   the two over the corpus, the mutation tests over broken inputs, the `verify` fuzz target
+//!   over generated ones). It tells a caller where the text read ends, so that one whose
+//!   text is a file mapping (the CLI) can give those pages back.
 //!
 //! # Limits
 //!
