@@ -130,11 +130,11 @@ mod tests {
     /// A mapped file reads as the file's text after its pages are given back, and a file
     /// that is not UTF-8 is refused with the offset of its first bad byte, as when read.
     #[test]
-    fn a_mapped_file_reads_its_text_after_its_pages_are_given_back() {
-        let directory = tempfile::tempdir().expect("a temporary directory");
+    fn a_mapped_file_reads_its_text_after_its_pages_are_given_back() -> std::io::Result<()> {
+        let directory = tempfile::tempdir()?;
         let path = directory.path().join("m.hlo");
         let text: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
-        std::fs::write(&path, &text).expect("the file is written");
+        std::fs::write(&path, &text)?;
         let name = path.to_string_lossy().into_owned();
         let input = open(&name, Reading::Mapped)
             .unwrap_or_else(|diag| panic!("the file maps: {}", diag.render()));
@@ -145,7 +145,7 @@ mod tests {
         input.release_before(usize::MAX);
         assert_eq!(input.text(), text);
 
-        std::fs::write(&path, b"ok\n\xff").expect("the file is written");
+        std::fs::write(&path, b"ok\n\xff")?;
         for reading in [Reading::Mapped, Reading::Whole] {
             let Err(diag) = open(&name, reading) else {
                 panic!("{reading:?}: a file that is not UTF-8 is refused");
@@ -156,10 +156,11 @@ mod tests {
                 diag.render()
             );
         }
-        std::fs::write(&path, b"").expect("the file is written");
+        std::fs::write(&path, b"")?;
         let input = open(&name, Reading::Mapped)
             .unwrap_or_else(|diag| panic!("an empty file reads: {}", diag.render()));
         assert!(matches!(input, Input::Read(_)));
         assert_eq!(input.text(), "");
+        Ok(())
     }
 }
