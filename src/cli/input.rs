@@ -63,10 +63,8 @@ impl Input {
 /// Reads `file`, or standard input for `-`, as `reading` asks.
 pub fn open(file: &str, reading: Reading) -> Result<Input, Diag> {
     if reading == Reading::Mapped && file != "-" {
-        match map(file) {
-            Ok(Some(input)) => return Ok(input),
-            Ok(None) => {}
-            Err(diag) => return Err(diag),
+        if let Some(input) = map(file)? {
+            return Ok(input);
         }
     }
     read(file).map(Input::Read)
