@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use super::token::HeadText;
+
 /// A byte range in the source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -584,38 +586,37 @@ pub fn end_after(attributes: &[Attribute<'_>], end: usize) -> usize {
 
 /// The instruction whose head the lexer read whole as a
 /// [`Token::SimpleHead`](super::token::Token::SimpleHead) `%x = f32[2]{0} add(%a, %b)` that
-/// starts at byte `start`: the tree the token-by-token parse builds. The lexer has checked
-/// the form: one space each side of `=`, one after the shape, and operands that are names,
-/// one integer or none.
+/// starts at byte `start`, its parts cut where the lexer found them to end: the tree the
+/// token-by-token parse builds. The lexer has checked the form: one space each side of `=`,
+/// one after the shape, and operands that are names, one integer or none.
 pub fn instruction_from_head<'s>(
     root: bool,
-    head: &'s str,
+    head: HeadText<'s>,
     start: usize,
     mut operands: Vec<Operand<'s>>,
     attributes: Vec<Attribute<'s>>,
     span: Span,
 ) -> Instruction<'s> {
-    // Short byte loops: these parts are a few bytes long, too short for `memchr` to pay.
-    let bytes = head.as_bytes();
-    let find = |from: usize, byte: u8| {
-        bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|&b| b == byte))
-            .map_or(head.len(), |i| from + i)
-    };
-    let name_end = find(0, b' ');
+    let HeadText {
+        text: head, cuts, ..
+    } = head;
+    // Clamped, so that cuts that do not fit the text give a wrong tree rather than a panic.
+    let at = |offset: usize| offset.min(head.len());
+    let name_end = at(cuts.name_len());
     let percent = head.starts_with('%');
-    let shape_start = (name_end + 3).min(head.len());
-    let shape_end = find(shape_start, b' ');
-    let opcode_start = (shape_end + 1).min(head.len());
-    let paren = find(opcode_start, b'(');
-    // Names and integers hold no `)`: the first one closes the operands.
-    let close = find(paren, b')');
-    let operands_text = &head[paren..(close + 1).min(head.len())];
+    let shape_start = at(name_end + 3);
+    let shape_end = at(shape_start + cuts.shape_len());
+    let opcode_start = at(shape_end + 1);
+    let paren = at(opcode_start + cuts.opcode_len());
+    let operands_end = at(paren + cuts.operands_len());
+    let part = |from: usize, to: usize| head.get(from..to.max(from)).unwrap_or("");
+    let operands_text = part(paren, operands_end);
     match operands_text.as_bytes().get(1) {
         None | Some(b')') => {}
         Some(b'-' | b'0'..=b'9') => {
-            let digits = operands_text.get(1..operands_text.len() - 1).unwrap_or("");
+            let digits = operands_text
+                .get(1..operands_text.len().saturating_sub(1))
+                .unwrap_or("");
             let at = start + paren + 1;
             operands.push(Operand::Literal(Term::Word(
                 Word {
@@ -628,22 +629,23 @@ pub fn instruction_from_head<'s>(
         Some(_) => operands = operand_names(operands_text, start + paren, operands),
     }
     let mut attributes = attributes;
-    if let Some(written) = head.get(close + 1..).filter(|rest| !rest.is_empty()) {
-        simple_attributes(written, start + close + 1, &mut attributes);
+    let written = part(operands_end, head.len());
+    if !written.is_empty() {
+        simple_attributes(written, start + operands_end, &mut attributes);
     }
     Instruction {
         root,
         name: Name {
-            text: head.get(usize::from(percent)..name_end).unwrap_or(""),
+            text: part(usize::from(percent), name_end),
             percent,
             span: Span::new(start, start + name_end),
         },
         shape: Some(Box::new(Shape::Simple(SimpleShape {
-            text: &head[shape_start..shape_end],
+            text: part(shape_start, shape_end),
             start: start + shape_start,
         }))),
         opcode: Word {
-            text: &head[opcode_start..paren],
+            text: part(opcode_start, paren),
             span: Span::new(start + opcode_start, start + paren),
         },
         operands,

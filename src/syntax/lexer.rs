@@ -24,7 +24,7 @@
 use logos::Logos;
 
 use super::ast::Span;
-use super::token::Token;
+use super::token::{HeadCuts, HeadText, Token};
 
 /// A token with its byte range, as lalrpop's external-lexer interface wants it.
 pub type Spanned<'s> = (usize, Token<'s>, usize);
@@ -146,20 +146,30 @@ impl<'s> Lexer<'s> {
             return None;
         }
         let rest = self.inner.remainder();
-        let (head, closing_paren) = simple_head_rest_len(rest)?;
+        let head = simple_head_rest(rest)?;
+        let cuts = HeadCuts::new(
+            end - start,
+            head.shape_len,
+            head.opcode_len,
+            head.operands_len,
+        )?;
         // The attributes too, when all of them are in a plain form and end the line.
         let attributes = rest
-            .get(head..)
+            .get(head.len..)
             .and_then(simple_attributes_len)
             .unwrap_or(0);
-        let len = head + attributes;
+        let len = head.len + attributes;
         self.inner.bump(len);
-        if closing_paren && attributes == 0 {
+        if head.closing_paren && attributes == 0 {
             // As the `)` read alone would.
             self.layout_brace_next = Self::opens_layout(self.inner.remainder());
         }
         let text = &self.source[start..end + len];
-        Some((start, Token::SimpleHead(text), end + len))
+        Some((
+            start,
+            Token::SimpleHead(HeadText::new(text, cuts)),
+            end + len,
+        ))
     }
 
     /// Takes `len` bytes from the current position as one token.
@@ -253,7 +263,12 @@ fn is_ident_byte(b: u8) -> bool {
 /// Skips whitespace and comments, as the logos skip rules do.
 pub(crate) fn skip_trivia(mut rest: &str) -> &str {
     loop {
-        let trimmed = rest.trim_start_matches([' ', '\t', '\r', '\n', '\x0c']);
+        // A byte loop: the set is ASCII, and matching chars decodes UTF-8 on every step.
+        let blank = rest
+            .bytes()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0c'))
+            .unwrap_or(rest.len());
+        let trimmed = &rest[blank..];
         if let Some(comment) = trimmed.strip_prefix("/*") {
             match comment.find("*/") {
                 Some(end) => rest = comment.get(end + 2..).unwrap_or(""),
@@ -389,13 +404,24 @@ fn is_token_word(word: &str) -> bool {
     )
 }
 
+/// What [`simple_head_rest`] found after an instruction's name.
+struct HeadRest {
+    /// Up to the end of the operand list.
+    len: usize,
+    shape_len: usize,
+    opcode_len: usize,
+    /// With the parentheses.
+    operands_len: usize,
+    /// Whether the token-by-token path would have read the closing `)` alone.
+    closing_paren: bool,
+}
+
 /// After the name an instruction defines, the length of the rest of its head,
 /// ` = f32[2]{0} add(%a, %b)`, when every part is in the form XLA prints: one space each
 /// side of `=`, a plain result shape ([`simple_shape_len`]), one space, the opcode and an
 /// operand list of names ([`operand_names_len`]), of one integer, or empty; and the head
-/// ends its line or an attribute follows. The flag tells whether the token-by-token path
-/// would have read the closing `)` alone. `None` for anything else.
-fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
+/// ends its line or an attribute follows. `None` for anything else.
+fn simple_head_rest(rest: &str) -> Option<HeadRest> {
     let bytes = rest.as_bytes();
     let mut i = 3;
     if bytes.get(..i)? != b" = " {
@@ -405,8 +431,8 @@ fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
     if is_token_word(&rest[i..i + element_type]) {
         return None;
     }
-    i += element_type;
-    i += simple_shape_len(&rest[i..])?;
+    let shape_len = element_type + simple_shape_len(&rest[i + element_type..])?;
+    i += shape_len;
     if bytes.get(i) != Some(&b' ') {
         return None;
     }
@@ -423,7 +449,13 @@ fn simple_head_rest_len(rest: &str) -> Option<(usize, bool)> {
     };
     i += operands;
     match bytes.get(i) {
-        None | Some(b',' | b'\n' | b'\r') => Some((i, closing_paren)),
+        None | Some(b',' | b'\n' | b'\r') => Some(HeadRest {
+            len: i,
+            shape_len,
+            opcode_len: opcode,
+            operands_len: operands,
+            closing_paren,
+        }),
         _ => None,
     }
 }
@@ -442,11 +474,13 @@ fn simple_attributes_len(rest: &str) -> Option<usize> {
     let mut i = 0;
     loop {
         match bytes.get(i) {
+            // No attributes: the head alone is taken, with nothing to look past.
+            None | Some(b'\n' | b'\r') if i == 0 => return None,
             None | Some(b'\n' | b'\r') => {
                 let next = skip_trivia(&rest[i..]);
                 let value_ends =
                     next.is_empty() || next.starts_with('}') || Lexer::opens_body(next);
-                return (i > 0 && value_ends).then_some(i);
+                return value_ends.then_some(i);
             }
             Some(b',') if bytes.get(i + 1) == Some(&b' ') => i += 2,
             _ => return None,
@@ -856,6 +890,10 @@ impl<'s> Iterator for Lexer<'s> {
 mod tests {
     use super::*;
 
+    fn cuts(name: usize, shape: usize, opcode: usize, operands: usize) -> HeadCuts {
+        HeadCuts::new(name, shape, opcode, operands).unwrap()
+    }
+
     fn kinds(src: &str) -> Vec<Token<'_>> {
         Lexer::new(src)
             .map(|t| t.map(|(_, t, _)| t).unwrap())
@@ -1088,7 +1126,10 @@ mod tests {
             kinds("ROOT %a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}"),
             [
                 Token::KwRoot,
-                Token::SimpleHead("%a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}"),
+                Token::SimpleHead(HeadText::new(
+                    "%a = f32[2,3]{1,0} add(%x, %y), metadata={op_name=\"n\"}",
+                    cuts(2, 13, 3, 8)
+                )),
             ]
         );
         for head_alone in [
@@ -1107,7 +1148,10 @@ mod tests {
         ] {
             assert_eq!(
                 kinds(head_alone)[..2],
-                [Token::SimpleHead("a = f32[] add(x, y)"), Token::Comma],
+                [
+                    Token::SimpleHead(HeadText::new("a = f32[] add(x, y)", cuts(1, 5, 3, 6))),
+                    Token::Comma
+                ],
                 "{head_alone}"
             );
         }
@@ -1118,7 +1162,7 @@ mod tests {
             "a = f32[] add(x, y), to_apply=f /* c */\n}",
         ] {
             let head = &line[..line.find("=f").unwrap() + 2];
-            let whole = kinds(line)[0] == Token::SimpleHead(head);
+            let whole = matches!(kinds(line)[0], Token::SimpleHead(h) if h.text == head);
             assert_eq!(whole, !line.contains("/*"), "{line}");
         }
         for whole in [
@@ -1130,9 +1174,8 @@ mod tests {
             "a.1 = bf16[2]{0} negate(b.2)\n",
             "a = f32[] t(a, b, c, d, e, /*index=5*/f)",
         ] {
-            assert_eq!(
-                kinds(whole)[0],
-                Token::SimpleHead(whole.trim_end()),
+            assert!(
+                matches!(kinds(whole)[0], Token::SimpleHead(h) if h.text == whole.trim_end()),
                 "{whole}"
             );
         }
@@ -1155,7 +1198,7 @@ mod tests {
             assert!(
                 !kinds(by_part)
                     .iter()
-                    .any(|t| matches!(t, Token::SimpleHead(_))),
+                    .any(|t| matches!(t, Token::SimpleHead(..))),
                 "{by_part}"
             );
         }

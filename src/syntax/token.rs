@@ -134,8 +134,8 @@ pub enum Token<'s> {
     /// An instruction's head, `%x = f32[2]{0} add(%a, %b)`, as one token when every part of
     /// it is in the form XLA prints; most lines are. Its attributes are part of it too when
     /// each is plain (`, index=1`, `, dimensions={0}`, a canonical `metadata={...}`) and
-    /// they end the line.
-    SimpleHead(&'s str),
+    /// they end the line. The lexer tells where its parts end ([`HeadCuts`]).
+    SimpleHead(HeadText<'s>),
     /// The `b` of a buffer shape `b(f32[2]{0})`: the word `b` followed by `(` and an array
     /// shape. Told apart from an opcode `b(...)` so that a result shape can start with it.
     Buffer,
@@ -184,8 +184,62 @@ impl Token<'_> {
             Token::IntBracket(s) | Token::IntBrace(s) | Token::LayoutInts(s) => format!("`{s}`"),
             Token::SimpleShape(s) => format!("shape `{s}`"),
             Token::OperandNames(s) => format!("operands `{s}`"),
-            Token::SimpleHead(s) => format!("instruction `{s}`"),
+            Token::SimpleHead(head) => format!("instruction `{}`", head.text),
             Token::Buffer => "`b`".into(),
         }
+    }
+}
+
+/// A [`Token::SimpleHead`]'s text and where its parts end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadText<'s> {
+    pub text: &'s str,
+    pub cuts: HeadCuts,
+}
+
+impl<'s> HeadText<'s> {
+    pub fn new(text: &'s str, cuts: HeadCuts) -> HeadText<'s> {
+        HeadText { text, cuts }
+    }
+}
+
+/// The lengths of the parts of a [`Token::SimpleHead`] `%x = f32[2]{0} add(%a, %b), ...`,
+/// found as the lexer checked them, so that the tree is built without reading them again:
+/// the name (with its `%`), the result shape, the opcode, and the operand list with its
+/// parentheses. The attributes follow. Two bytes each keep the token small; a head with a
+/// longer part is read token by token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadCuts {
+    name: u16,
+    shape: u16,
+    opcode: u16,
+    operands: u16,
+}
+
+impl HeadCuts {
+    /// `None` when a part is too long to be told here.
+    pub fn new(name: usize, shape: usize, opcode: usize, operands: usize) -> Option<HeadCuts> {
+        Some(HeadCuts {
+            name: u16::try_from(name).ok()?,
+            shape: u16::try_from(shape).ok()?,
+            opcode: u16::try_from(opcode).ok()?,
+            operands: u16::try_from(operands).ok()?,
+        })
+    }
+
+    pub fn name_len(self) -> usize {
+        usize::from(self.name)
+    }
+
+    pub fn shape_len(self) -> usize {
+        usize::from(self.shape)
+    }
+
+    pub fn opcode_len(self) -> usize {
+        usize::from(self.opcode)
+    }
+
+    pub fn operands_len(self) -> usize {
+        usize::from(self.operands)
     }
 }
