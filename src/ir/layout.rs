@@ -314,7 +314,13 @@ impl fmt::Display for SplitConfig {
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("{")?;
-        write_joined(f, &self.minor_to_major, ",")?;
+        let mut digits = itoa::Buffer::new();
+        for (i, dim) in self.minor_to_major.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(digits.format(*dim))?;
+        }
         if self.has_attributes() {
             f.write_str(":")?;
         }
@@ -369,7 +375,7 @@ pub(crate) fn write_joined<T: fmt::Display>(
         if i > 0 {
             f.write_str(separator)?;
         }
-        write!(f, "{item}")?;
+        item.fmt(f)?;
     }
     Ok(())
 }

@@ -208,8 +208,11 @@ impl<'a> Iterator for Leaves<'a> {
 impl fmt::Display for Dim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Dim::Static(n) => write!(f, "{n}"),
-            Dim::Bounded(n) => write!(f, "<={n}"),
+            Dim::Static(n) => f.write_str(itoa::Buffer::new().format(*n)),
+            Dim::Bounded(n) => {
+                f.write_str("<=")?;
+                f.write_str(itoa::Buffer::new().format(*n))
+            }
             Dim::Unbounded => f.write_str("?"),
         }
     }
@@ -218,12 +221,15 @@ impl fmt::Display for Dim {
 /// `f32[2,3]{1,0}`; a scalar whose layout carries nothing prints as `f32[]`.
 impl fmt::Display for ArrayShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[", self.element_type)?;
+        // Parts are written by calling their `fmt`, not through `write!`, which costs more
+        // than printing most shapes does.
+        f.write_str(self.element_type.name())?;
+        f.write_str("[")?;
         write_joined(f, &self.dims, ",")?;
         f.write_str("]")?;
         if let Some(layout) = &self.layout {
             if !self.dims.is_empty() || layout.has_attributes() {
-                write!(f, "{layout}")?;
+                fmt::Display::fmt(layout, f)?;
             }
         }
         Ok(())
@@ -234,17 +240,19 @@ impl fmt::Display for ArrayShape {
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Shape::Array(array) => write!(f, "{array}"),
+            Shape::Array(array) => fmt::Display::fmt(array, f),
             Shape::Tuple(elements) => {
                 f.write_str("(")?;
                 for (i, element) in elements.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                         if i % 5 == 0 {
-                            write!(f, "/*index={i}*/")?;
+                            f.write_str("/*index=")?;
+                            f.write_str(itoa::Buffer::new().format(i))?;
+                            f.write_str("*/")?;
                         }
                     }
-                    write!(f, "{element}")?;
+                    fmt::Display::fmt(element, f)?;
                 }
                 f.write_str(")")
             }

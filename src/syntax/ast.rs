@@ -448,7 +448,9 @@ pub fn int_words(token: &str, start: usize) -> Vec<Word<'_>> {
 
 /// The terms of an integer-list token, separators included, as [`List::terms`] holds them.
 pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
-    let mut terms = Vec::new();
+    // A word and a separator per comma, and the last word: the vector is allocated once.
+    let commas = token.bytes().filter(|&b| b == b',').count();
+    let mut terms = Vec::with_capacity(2 * commas + 1);
     for (i, word) in IntWords::new(token, start).enumerate() {
         if i > 0 {
             terms.push(Term::Separator(Span::new(

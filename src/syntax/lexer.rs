@@ -257,8 +257,22 @@ impl<'s> Lexer<'s> {
 }
 
 fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+    IDENT_BYTES[usize::from(b)]
 }
+
+/// Which bytes go on an identifier: a table, as the shortcuts ask for every byte of every
+/// name, and one load is cheaper than the comparisons (callgrind: 10.6M of mixtral 1x8's
+/// 360M instructions were those comparisons).
+static IDENT_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'.' | b'-');
+        b += 1;
+    }
+    table
+};
 
 /// Skips whitespace and comments, as the logos skip rules do.
 pub(crate) fn skip_trivia(mut rest: &str) -> &str {
