@@ -339,7 +339,7 @@ impl Printer {
             for row in &table.rows {
                 self.out.push_str(row.id.text);
                 self.out.push(' ');
-                self.term_seq(std::slice::from_ref(&row.value), Style::Default, 0);
+                self.table_row_value(&row.value);
                 self.out.push('\n');
             }
             self.out.push('\n');
@@ -347,6 +347,37 @@ impl Printer {
         if !tables.is_empty() {
             self.out.push('\n');
         }
+    }
+
+    /// A row's value; most are `{name=1 name=2}`, which print as written, without the
+    /// general printer's look at neighbouring terms (tables hold thousands of rows).
+    fn table_row_value(&mut self, value: &Term<'_>) {
+        if let Term::List(list) = value {
+            let int_fields = list.delimiter == Delimiter::Brace
+                && list.layout.is_none()
+                && list.terms.iter().all(|term| {
+                    matches!(term, Term::Attr { value, .. }
+                        if matches!(**value, Term::Word(_, WordKind::Int)))
+                });
+            if int_fields {
+                self.out.push('{');
+                for (i, term) in list.terms.iter().enumerate() {
+                    if let Term::Attr { name, value } = term {
+                        if i > 0 {
+                            self.out.push(' ');
+                        }
+                        self.out.push_str(name.text);
+                        self.out.push('=');
+                        if let Term::Word(word, _) = &**value {
+                            self.out.push_str(word.text);
+                        }
+                    }
+                }
+                self.out.push('}');
+                return;
+            }
+        }
+        self.term_seq(std::slice::from_ref(value), Style::Default, 0);
     }
 
     fn module(&mut self, module: &Module<'_>) {
@@ -1060,6 +1091,39 @@ mod tests {
             fmt(text),
             "ENTRY e {\n  ROOT %a = f32[2]{0} custom-call(), window={size=3 pad=0_0}, custom_call_target=\"f\", output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}, sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), frontend_attributes={a={x},b=\"1\"}, metadata={op_name=\"n\" source_line=1}, backend_config={\"k\": 1}\n}\n\n"
         );
+    }
+
+    /// The shortcut for rows of integer fields prints what the general printer does.
+    #[test]
+    fn table_rows_print_as_the_general_printer_prints_them() {
+        let rows = [
+            "1 {file_location_id=1 parent_frame_id=1}",
+            "2 {file_location_id=1  parent_frame_id=2 }",
+            "3 {parent_frame_id=-1\nfile_location_id=007}",
+            "4 {}",
+            "5 {a=1, b=2}",
+            "6 {a=1 b=x}",
+            "7 \"a.py\"",
+        ];
+        let text = format!(
+            "StackFrames\n{}\n\nENTRY e {{\n  ROOT p = f32[] parameter(0)\n}}\n",
+            rows.join("\n")
+        );
+        let module = crate::syntax::parse_module(&text).unwrap();
+        for row in &module.tables[0].rows {
+            let mut general = Printer {
+                out: String::new(),
+                errors: Vec::new(),
+            };
+            general.term_seq(std::slice::from_ref(&row.value), Style::Default, 0);
+            let mut shortcut = Printer {
+                out: String::new(),
+                errors: Vec::new(),
+            };
+            shortcut.table_row_value(&row.value);
+            assert_eq!(shortcut.out, general.out, "row {}", row.id.text);
+        }
+        assert_eq!(module.tables[0].rows.len(), rows.len());
     }
 
     #[test]

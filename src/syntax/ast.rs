@@ -656,6 +656,62 @@ pub fn instruction_from_head<'s>(
     }
 }
 
+/// The row the lexer read whole as a [`Token::TableRow`](super::token::Token::TableRow)
+/// that starts at byte `start`: the tree the token-by-token parse builds. The lexer has
+/// checked the form: an id, one space, and a string or `{name=digits ...}`.
+pub fn table_row_from_text(text: &str, start: usize) -> TableRow<'_> {
+    let space = text.find(' ').unwrap_or(text.len());
+    let id = Word {
+        text: &text[..space],
+        span: Span::new(start, start + space),
+    };
+    let value_start = (space + 1).min(text.len());
+    let value_text = &text[value_start..];
+    let value_span = Span::new(start + value_start, start + text.len());
+    if value_text.starts_with('"') {
+        let word = Word {
+            text: value_text,
+            span: value_span,
+        };
+        return TableRow {
+            id,
+            value: Term::Word(word, WordKind::Str),
+        };
+    }
+    let inside = value_text
+        .get(1..value_text.len().saturating_sub(1))
+        .unwrap_or("");
+    let mut terms = Vec::with_capacity(inside.bytes().filter(|&b| b == b'=').count());
+    let mut field_start = start + value_start + 1;
+    for field in inside.split(' ').filter(|field| !field.is_empty()) {
+        let equals = field.find('=').unwrap_or(field.len());
+        let value_at = field_start + equals + 1;
+        terms.push(Term::Attr {
+            name: Word {
+                text: &field[..equals],
+                span: Span::new(field_start, value_at),
+            },
+            value: Box::new(Term::Word(
+                Word {
+                    text: field.get(equals + 1..).unwrap_or(""),
+                    span: Span::new(value_at, field_start + field.len()),
+                },
+                WordKind::Int,
+            )),
+        });
+        field_start += field.len() + 1;
+    }
+    TableRow {
+        id,
+        value: Term::List(Box::new(List {
+            delimiter: Delimiter::Brace,
+            terms,
+            layout: None,
+            span: value_span,
+        })),
+    }
+}
+
 /// The attributes `, name=value, ...` after a head the lexer read whole with them, starting
 /// at byte `start`, added to `attributes`: the trees the token-by-token parse builds. The
 /// lexer has checked the form (`simple_attributes_len` there): `, ` before each name, `=`

@@ -77,8 +77,12 @@ pub struct Lexer<'s> {
     /// both ways read the same.
     shortcuts: bool,
     /// Whether an instruction's head is read whole ([`Token::SimpleHead`]); off for the
-    /// parser that recovers from errors, so that it reports them as it always has.
+    /// parser that recovers from errors, so that it reports them as it always has. Table
+    /// rows ([`Token::TableRow`]) go with it.
     whole_heads: bool,
+    /// After a table's keyword, until something that is not a plain row: the next token
+    /// may be a whole row.
+    table_rows: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -113,6 +117,7 @@ impl<'s> Lexer<'s> {
             metadata_next: false,
             shortcuts: true,
             whole_heads: true,
+            table_rows: false,
         }
     }
 
@@ -474,6 +479,58 @@ fn simple_head_rest(rest: &str) -> Option<HeadRest> {
     }
 }
 
+/// The length of the table row at the start of `rest` when it is in the form XLA prints
+/// ([`Token::TableRow`]): an id of digits, one space, and a string without escapes or line
+/// breaks, or braces holding `name=digits` fields one space apart. Each piece is what the
+/// token-by-token path reads as one token (digits followed by a space or a brace are an
+/// integer, a name followed by `=` an attribute name). `None` for anything else.
+fn table_row_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let id = digits(0);
+    if id == 0 || bytes.get(id) != Some(&b' ') {
+        return None;
+    }
+    let mut i = id + 1;
+    match bytes.get(i)? {
+        b'"' => {
+            let text = bytes[i + 1..]
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))?;
+            (bytes[i + 1 + text] == b'"').then_some(i + text + 2)
+        }
+        b'{' => {
+            i += 1;
+            if bytes.get(i) == Some(&b'}') {
+                return Some(i + 1);
+            }
+            loop {
+                let name = identifier_len(&rest[i..])?;
+                if is_token_word(&rest[i..i + name]) || bytes.get(i + name) != Some(&b'=') {
+                    return None;
+                }
+                i += name + 1;
+                let value = digits(i);
+                if value == 0 {
+                    return None;
+                }
+                i += value;
+                match bytes.get(i)? {
+                    b' ' => i += 1,
+                    b'}' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
 /// After an instruction's head, the length of its attributes `, name=value, ...` up to the
 /// end of its line, when each is written as XLA prints it (`, ` before the name, no space
 /// around `=`) and its value is one token that the tree keeps as one term: an integer, a
@@ -782,6 +839,18 @@ impl<'s> Iterator for Lexer<'s> {
                 return Some(Ok(self.take(len, Token::Raw)));
             }
         }
+        if self.table_rows {
+            let rest = self.inner.remainder();
+            let skipped = rest.len() - skip_trivia(rest).len();
+            match table_row_len(&rest[skipped..]) {
+                Some(len) => {
+                    self.inner.bump(skipped);
+                    return Some(Ok(self.take(len, Token::TableRow)));
+                }
+                // The rest of the table, if any, goes token by token.
+                None => self.table_rows = false,
+            }
+        }
         let token = self.inner.next()?;
         let span = self.inner.span();
         let layout_brace = std::mem::take(&mut self.layout_brace_next);
@@ -841,6 +910,10 @@ impl<'s> Iterator for Lexer<'s> {
                 Token::Equal
             }
             Ok(Token::Ident("b")) if opens_buffer(self.inner.remainder()) => Token::Buffer,
+            Ok(Token::KwTable(keyword)) => {
+                self.table_rows = self.shortcuts && self.whole_heads;
+                Token::KwTable(keyword)
+            }
             Ok(Token::Ident(word)) => {
                 if let Some(head) = self.simple_head(span.start, span.end) {
                     return Some(Ok(head));
@@ -1214,6 +1287,44 @@ mod tests {
                     .iter()
                     .any(|t| matches!(t, Token::SimpleHead(..))),
                 "{by_part}"
+            );
+        }
+    }
+
+    #[test]
+    fn table_rows_are_read_whole_only_when_plain() {
+        let rows = "1 {file_location_id=1 parent_frame_id=1}\n2 \"a.py\"\n3 {}";
+        let table = format!("StackFrames\n{rows}");
+        assert_eq!(
+            kinds(&table),
+            [
+                Token::KwTable("StackFrames"),
+                Token::TableRow("1 {file_location_id=1 parent_frame_id=1}"),
+                Token::TableRow("2 \"a.py\""),
+                Token::TableRow("3 {}"),
+            ]
+        );
+        // Only after a table's keyword.
+        assert!(!kinds(rows).iter().any(|t| matches!(t, Token::TableRow(_))));
+        for by_part in [
+            "1  {a=1}",
+            "1 {a=1,b=2}",
+            "1 {a=1  b=2}",
+            "1 {a=1 }",
+            "1 {a=1.5}",
+            "1 {a=1x2}",
+            "1 {a=-1}",
+            "1 {ENTRY=1}",
+            "1 \"a\\\"b\"",
+            "1 \"a\nb\"",
+            "-1 \"a\"",
+        ] {
+            let table = format!("FileNames\n{by_part}\n2 \"b\"");
+            let tokens = kinds(&table);
+            // The row, and every row after it in the table, goes token by token.
+            assert!(
+                !tokens.iter().any(|t| matches!(t, Token::TableRow(_))),
+                "{by_part}: {tokens:?}"
             );
         }
     }

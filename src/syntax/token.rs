@@ -136,6 +136,10 @@ pub enum Token<'s> {
     /// each is plain (`, index=1`, `, dimensions={0}`, a canonical `metadata={...}`) and
     /// they end the line. The lexer tells where its parts end ([`HeadCuts`]).
     SimpleHead(HeadText<'s>),
+    /// A stack-frame table row, `1 {file_location_id=1 parent_frame_id=1}` or `1 "a.py"`,
+    /// as one token when it is in the form XLA prints: one space after the id, fields of
+    /// integers one space apart, a string without escapes. Tables hold thousands of rows.
+    TableRow(&'s str),
     /// The `b` of a buffer shape `b(f32[2]{0})`: the word `b` followed by `(` and an array
     /// shape. Told apart from an opcode `b(...)` so that a result shape can start with it.
     Buffer,
@@ -185,6 +189,7 @@ impl Token<'_> {
             Token::SimpleShape(s) => format!("shape `{s}`"),
             Token::OperandNames(s) => format!("operands `{s}`"),
             Token::SimpleHead(head) => format!("instruction `{}`", head.text),
+            Token::TableRow(s) => format!("table row `{s}`"),
             Token::Buffer => "`b`".into(),
         }
     }
