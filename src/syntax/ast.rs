@@ -774,20 +774,44 @@ fn simple_attributes<'s>(text: &'s str, start: usize, attributes: &mut Vec<Attri
 /// The length of the `{...}` at the start of `bytes`, up to its closing brace outside
 /// quotes; all of `bytes` when it has none.
 fn braced_len(bytes: &[u8]) -> usize {
-    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        match (quoted, b) {
-            (true, _) if escaped => escaped = false,
-            (true, b'\\') => escaped = true,
-            (_, b'"') => quoted = !quoted,
-            (false, b'{') => depth += 1,
-            (false, b'}') => {
+    // Jumps from brace to quote to brace: strings are most of a metadata value.
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(at) = bytes
+        .get(i..)
+        .and_then(|rest| memchr::memchr3(b'"', b'{', b'}', rest))
+    {
+        i += at;
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    let Some(at) = bytes
+                        .get(i..)
+                        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                    else {
+                        return bytes.len();
+                    };
+                    i += at;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    // An escape: the byte after it is not a quote that ends the string.
+                    i += 2;
+                }
+                i += 1;
+            }
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            _ => {
                 depth = depth.saturating_sub(1);
+                i += 1;
                 if depth == 0 {
-                    return i + 1;
+                    return i;
                 }
             }
-            _ => {}
         }
     }
     bytes.len()
@@ -834,4 +858,47 @@ pub fn operand_names<'s>(
         i += 1;
     }
     operands
+}
+
+#[cfg(test)]
+mod tests {
+    use super::braced_len;
+
+    /// The same end found a byte at a time: `braced_len`, which jumps, must agree with it on
+    /// any input.
+    fn braced_len_byte_by_byte(bytes: &[u8]) -> usize {
+        let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+        for (i, &b) in bytes.iter().enumerate() {
+            match (quoted, b) {
+                (true, _) if escaped => escaped = false,
+                (true, b'\\') => escaped = true,
+                (_, b'"') => quoted = !quoted,
+                (false, b'{') => depth += 1,
+                (false, b'}') => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return i + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        bytes.len()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn braced_len_ends_where_a_byte_loop_does(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"{}\"\\a ".to_vec()), 0..40)
+        ) {
+            proptest::prop_assert_eq!(braced_len(&text), braced_len_byte_by_byte(&text));
+        }
+    }
+
+    #[test]
+    fn braced_len_skips_braces_in_strings() {
+        let value = br#"{op_name="a}{b\"}" source_line=3}, x"#;
+        assert_eq!(braced_len(value), value.len() - 3);
+    }
 }

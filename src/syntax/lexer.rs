@@ -661,15 +661,14 @@ fn canonical_metadata_len(rest: &str) -> Option<usize> {
                 let open = i;
                 let mut escaped = false;
                 i += 1;
+                // Strings are most of a metadata value: jump to the next quote or escape.
                 loop {
-                    match *bytes.get(i)? {
-                        b'"' => break,
-                        b'\\' => {
-                            escaped = true;
-                            i += 2;
-                        }
-                        _ => i += 1,
+                    i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+                    if bytes[i] == b'"' {
+                        break;
                     }
+                    escaped = true;
+                    i += 2;
                 }
                 i += 1;
                 // A string XLA refuses is left to the token-by-token path, which reports it.
