@@ -660,7 +660,9 @@ pub fn instruction_from_head<'s>(
 /// that starts at byte `start`: the tree the token-by-token parse builds. The lexer has
 /// checked the form: an id, one space, and a string or `{name=digits ...}`.
 pub fn table_row_from_text(text: &str, start: usize) -> TableRow<'_> {
-    let space = text.find(' ').unwrap_or(text.len());
+    // Byte loops: rows are short, too short for a search to pay.
+    let bytes = text.as_bytes();
+    let space = bytes.iter().position(|&b| b == b' ').unwrap_or(text.len());
     let id = Word {
         text: &text[..space],
         span: Span::new(start, start + space),
@@ -678,28 +680,35 @@ pub fn table_row_from_text(text: &str, start: usize) -> TableRow<'_> {
             value: Term::Word(word, WordKind::Str),
         };
     }
-    let inside = value_text
-        .get(1..value_text.len().saturating_sub(1))
-        .unwrap_or("");
-    let mut terms = Vec::with_capacity(inside.bytes().filter(|&b| b == b'=').count());
-    let mut field_start = start + value_start + 1;
-    for field in inside.split(' ').filter(|field| !field.is_empty()) {
-        let equals = field.find('=').unwrap_or(field.len());
-        let value_at = field_start + equals + 1;
+    // The fields of `{name=1 name=2}`, without the braces.
+    let inside_end = text.len().saturating_sub(1).max(value_start);
+    let fields = bytes.get(value_start + 1..inside_end).unwrap_or_default();
+    let mut terms = Vec::with_capacity(fields.iter().filter(|&&b| b == b'=').count());
+    let mut i = value_start + 1;
+    while i < inside_end {
+        let field_end = bytes[i..inside_end]
+            .iter()
+            .position(|&b| b == b' ')
+            .map_or(inside_end, |end| i + end);
+        let equals = bytes[i..field_end]
+            .iter()
+            .position(|&b| b == b'=')
+            .map_or(field_end, |at| i + at);
+        let value_at = (equals + 1).min(field_end);
         terms.push(Term::Attr {
             name: Word {
-                text: &field[..equals],
-                span: Span::new(field_start, value_at),
+                text: &text[i..equals],
+                span: Span::new(start + i, start + value_at),
             },
             value: Box::new(Term::Word(
                 Word {
-                    text: field.get(equals + 1..).unwrap_or(""),
-                    span: Span::new(value_at, field_start + field.len()),
+                    text: &text[value_at..field_end],
+                    span: Span::new(start + value_at, start + field_end),
                 },
                 WordKind::Int,
             )),
         });
-        field_start += field.len() + 1;
+        i = field_end + 1;
     }
     TableRow {
         id,

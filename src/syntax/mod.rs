@@ -233,7 +233,17 @@ pub(crate) fn parse_preamble(
 /// header and tables alone and the rest as computations alone.
 pub(crate) fn preamble_end(source: &str, range: std::ops::Range<usize>) -> Option<usize> {
     let text = source.get(range.clone())?;
-    let mut lines = text.split_inclusive('\n');
+    // Split with the memchr crate: the tables can be thousands of short lines, and this runs
+    // before the threads that read a module start.
+    let mut line_start = 0;
+    let mut lines = memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|newline| newline + 1)
+        .chain((!text.is_empty() && !text.ends_with('\n')).then_some(text.len()))
+        .map(|line_end| {
+            let line = &text[line_start..line_end];
+            line_start = line_end;
+            line
+        });
     let mut at = 0;
     // Comments and blank lines may come before the header.
     for line in lines.by_ref() {
