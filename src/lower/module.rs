@@ -582,9 +582,20 @@ impl<'s> ModuleLowering<'s> {
     }
 
     /// Places a line of the open computation that [`Prelowering`] lowered.
-    pub(crate) fn prelowered(&mut self, prelowered: Prelowered<'s>) {
-        if let Some(mut lowering) = self.open_computation() {
-            lowering.prelowered_statement(prelowered);
+    /// Places a line [`Prelowering`] lowered; its operands are the next ones `operands`
+    /// gives (those of its batch, in order).
+    pub(crate) fn prelowered(
+        &mut self,
+        prelowered: Prelowered<'s>,
+        operands: &mut std::vec::IntoIter<PreparedOperand<'s>>,
+    ) {
+        match self.open_computation() {
+            Some(mut lowering) => lowering.prelowered_statement(prelowered, operands),
+            // Keeps the next line's operands where they are.
+            None => operands
+                .by_ref()
+                .take(prelowered.operand_count as usize)
+                .for_each(drop),
         }
     }
 
@@ -1279,7 +1290,9 @@ pub(crate) struct Prelowered<'s> {
     span: Span,
     lowered: Instruction,
     callee_lists: Vec<(Option<usize>, CalleeList<'s>)>,
-    operands: Vec<PreparedOperand<'s>>,
+    /// How many of the batch's operands ([`Prelowering::take_operands`]) are this line's:
+    /// the next ones, as lines are placed in the order they were lowered.
+    operand_count: u32,
 }
 
 /// Lowers instruction lines ahead of the computation they belong to, on another thread
@@ -1293,6 +1306,10 @@ pub(crate) struct Prelowering<'s> {
     /// A computation to lower into, which nothing reads: lowering a line needs one.
     scratch: OpenComputation<'s>,
     closed: Closed<'s>,
+    /// The operands of the lines lowered since they were last taken, in order. One vector
+    /// a batch of lines, not one a line: the thread that places the lines frees them, and
+    /// freeing what another thread allocated costs several times more.
+    operands: Vec<PreparedOperand<'s>>,
 }
 
 impl<'s> Prelowering<'s> {
@@ -1315,7 +1332,15 @@ impl<'s> Prelowering<'s> {
             },
             scratch: OpenComputation::new(head, Computation::new("")),
             closed: Closed::default(),
+            operands: Vec::new(),
         }
+    }
+
+    /// The operands of the lines lowered since the last call, in order, for the batch
+    /// that carries those lines.
+    pub(crate) fn take_operands(&mut self) -> Vec<PreparedOperand<'s>> {
+        let capacity = self.operands.len();
+        std::mem::replace(&mut self.operands, Vec::with_capacity(capacity))
     }
 
     /// The line lowered as far as it can be, or the line itself when it is not taken.
@@ -1343,24 +1368,33 @@ impl<'s> Prelowering<'s> {
             self.scratch.dropped.clear();
             return Err(instruction);
         };
-        let operands: Option<Vec<_>> = (0u32..)
-            .zip(operands)
-            .map(|(slot, operand)| PreparedOperand::new(lowering.memo, slot, operand))
-            .collect();
-        match operands {
-            Some(operands) if self.closed.errors.is_empty() => {
+        let first = self.operands.len();
+        let mut all_names = true;
+        for (slot, operand) in (0u32..).zip(operands) {
+            match PreparedOperand::new(lowering.memo, slot, operand) {
+                Some(prepared) => self.operands.push(prepared),
+                None => {
+                    all_names = false;
+                    break;
+                }
+            }
+        }
+        let operand_count = u32::try_from(self.operands.len() - first).ok();
+        match operand_count {
+            Some(operand_count) if all_names && self.closed.errors.is_empty() => {
                 let prelowered = Prelowered {
                     root: instruction.root,
                     name: instruction.name,
                     span: instruction.span,
                     lowered,
                     callee_lists,
-                    operands,
+                    operand_count,
                 };
                 self.spare.keep(instruction);
                 Ok(prelowered)
             }
             _ => {
+                self.operands.truncate(first);
                 self.closed.errors.clear();
                 Err(instruction)
             }
@@ -1378,10 +1412,14 @@ impl<'s> ComputationLowering<'_, 's> {
     }
 
     /// Places one line of the computation that [`Prelowering`] lowered.
-    fn prelowered_statement(&mut self, prelowered: Prelowered<'s>) {
+    fn prelowered_statement(
+        &mut self,
+        prelowered: Prelowered<'s>,
+        operands: &mut std::vec::IntoIter<PreparedOperand<'s>>,
+    ) {
         let (root, span) = (prelowered.root, prelowered.span);
         let mut pending = std::mem::take(&mut self.open.pending);
-        let id = self.place(prelowered, &mut pending);
+        let id = self.place(prelowered, operands, &mut pending);
         self.open.pending = pending;
         self.mark_root(root, id, span);
     }
@@ -1737,6 +1775,7 @@ impl<'s> ComputationLowering<'_, 's> {
     fn place(
         &mut self,
         prelowered: Prelowered<'s>,
+        operands: &mut std::vec::IntoIter<PreparedOperand<'s>>,
         pending: &mut Vec<PendingOperand<'s>>,
     ) -> Option<InstrId> {
         let Prelowered {
@@ -1744,12 +1783,16 @@ impl<'s> ComputationLowering<'_, 's> {
             span,
             lowered,
             callee_lists,
-            operands,
+            operand_count,
             ..
         } = prelowered;
-        let id = self.add(lowered, name, span)?;
+        let own = operands.by_ref().take(operand_count as usize);
+        let Some(id) = self.add(lowered, name, span) else {
+            own.for_each(drop);
+            return None;
+        };
         self.register_callees(id, callee_lists);
-        for operand in operands {
+        for operand in own {
             self.reference(id, operand, pending);
         }
         Some(id)

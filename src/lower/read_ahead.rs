@@ -18,7 +18,7 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::module::{LoweredPreamble, ModuleLowering, Prelowered, Prelowering};
+use super::module::{LoweredPreamble, ModuleLowering, Prelowered, Prelowering, PreparedOperand};
 use crate::syntax::ast::{self, Sink};
 use crate::syntax::SyntaxError;
 
@@ -26,7 +26,13 @@ use crate::syntax::SyntaxError;
 /// it goes there, `Err` the line as read.
 trait ReadLines<'s> {
     type Lowered: Send;
+    /// What the lines of a batch share, sent with them.
+    type Shared: Send + Default;
     fn take(&mut self, line: ast::Instruction<'s>) -> Result<Self::Lowered, ast::Instruction<'s>>;
+    /// What the lines lowered since the last call share.
+    fn take_shared(&mut self) -> Self::Shared {
+        Self::Shared::default()
+    }
     /// See [`Sink::operand_vec`].
     fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
         Vec::new()
@@ -39,8 +45,14 @@ trait ReadLines<'s> {
 
 impl<'s> ReadLines<'s> for Prelowering<'s> {
     type Lowered = Prelowered<'s>;
+    /// The lines' operands, in order ([`Prelowering::take_operands`]).
+    type Shared = Vec<PreparedOperand<'s>>;
     fn take(&mut self, line: ast::Instruction<'s>) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
         self.prepare(line)
+    }
+
+    fn take_shared(&mut self) -> Vec<PreparedOperand<'s>> {
+        self.take_operands()
     }
 
     fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
@@ -58,6 +70,7 @@ struct AsRead;
 
 impl<'s> ReadLines<'s> for AsRead {
     type Lowered = Infallible;
+    type Shared = ();
     fn take(&mut self, line: ast::Instruction<'s>) -> Result<Infallible, ast::Instruction<'s>> {
         Err(line)
     }
@@ -93,9 +106,15 @@ impl<'s, L> Event<'s, L> {
 const BATCH_EVENTS: usize = 128;
 
 /// The reading thread's sink: lowers what it can and sends batches until told to stop.
+/// A batch of events and what its lines share.
+type Batch<'s, R> = (
+    Vec<Event<'s, <R as ReadLines<'s>>::Lowered>>,
+    <R as ReadLines<'s>>::Shared,
+);
+
 struct ReadAhead<'s, 'f, R: ReadLines<'s>> {
     lines: R,
-    sender: mpsc::SyncSender<Vec<Event<'s, R::Lowered>>>,
+    sender: mpsc::SyncSender<Batch<'s, R>>,
     stopped: &'f AtomicBool,
     /// The sink takes the header from the parser ([`Sink::header`] returns `None` for it),
     /// so it goes over too; else it stays in the tree.
@@ -119,7 +138,7 @@ impl<'s, R: ReadLines<'s>> ReadAhead<'s, '_, R> {
             return;
         }
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_EVENTS));
-        if self.sender.send(batch).is_err() {
+        if self.sender.send((batch, self.lines.take_shared())).is_err() {
             // This thread's reader has gone: nothing more is wanted.
             self.stopped.store(true, Ordering::Relaxed);
         }
@@ -191,7 +210,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     // Room for every batch the tail makes while this thread reads the head (an event takes a
     // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
     let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s, Prelowered<'s>>>>(batches);
+    let (sender, receiver) = mpsc::sync_channel::<Batch<'s, Prelowering<'s>>>(batches);
     let stopped = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let stopped = &stopped;
@@ -224,9 +243,12 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         let head_start = preamble_end.unwrap_or(range.start);
         let head = crate::syntax::parse_prefix_into(source, head_start, cut, lowering);
         if head.is_some() {
-            for batch in &receiver {
+            for (batch, operands) in &receiver {
+                let mut operands = operands.into_iter();
                 for event in batch {
-                    event.replay(lowering, ModuleLowering::prelowered);
+                    event.replay(lowering, |lowering, line| {
+                        lowering.prelowered(line, &mut operands)
+                    });
                 }
             }
         } else {
@@ -268,13 +290,13 @@ where
         // in flight; with room for one, the threads waited on each other and `check` on two
         // threads was no faster than on one (parse bench: 104.1 against 105.4 MB/s; 116.8 to
         // 123.7 with room for 32, peak RSS of `check` on `large/` as before).
-        let (sender, receiver) = mpsc::sync_channel::<Vec<Event<'s, Infallible>>>(32);
+        let (sender, receiver) = mpsc::sync_channel::<Batch<'s, AsRead>>(32);
         let stopped = &stopped;
         let consumer = std::thread::Builder::new()
             .name("lower-handed-over".into())
             .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, move || {
-                for batch in receiver {
+                for (batch, ()) in receiver {
                     for event in batch {
                         event.replay(&mut sink, |_, never| match never {});
                     }
