@@ -1312,6 +1312,9 @@ pub(crate) struct Prelowering<'s> {
     operands: Vec<PreparedOperand<'s>>,
 }
 
+/// Room for a batch's operands to start with: two for each of its lines.
+const MIN_BATCH_OPERANDS: usize = 256;
+
 impl<'s> Prelowering<'s> {
     pub(crate) fn new(source: &'s str) -> Prelowering<'s> {
         let head = ast::ComputationHead {
@@ -1332,41 +1335,37 @@ impl<'s> Prelowering<'s> {
             },
             scratch: OpenComputation::new(head, Computation::new("")),
             closed: Closed::default(),
-            operands: Vec::new(),
+            operands: Vec::with_capacity(MIN_BATCH_OPERANDS),
         }
     }
 
     /// The operands of the lines lowered since the last call, in order, for the batch
     /// that carries those lines.
     pub(crate) fn take_operands(&mut self) -> Vec<PreparedOperand<'s>> {
-        let capacity = self.operands.len();
+        // The room the last batch grew to: batches are alike, and growing copies.
+        let capacity = self.operands.capacity().max(MIN_BATCH_OPERANDS);
         std::mem::replace(&mut self.operands, Vec::with_capacity(capacity))
     }
 
-    /// The line lowered as far as it can be, or the line itself when it is not taken.
-    // The line is given back by value, as it goes on by value to the thread that places it.
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn prepare(
-        &mut self,
-        instruction: ast::Instruction<'s>,
-    ) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
+    /// The line lowered as far as it can be, or `None` when it is not taken.
+    pub(crate) fn prepare(&mut self, instruction: &ast::Instruction<'s>) -> Option<Prelowered<'s>> {
         let writes_in_place = instruction
             .attributes
             .iter()
             .any(|attribute| holds_body(&attribute.value));
         if writes_in_place {
-            return Err(instruction);
+            return None;
         }
         let mut lowering = ComputationLowering {
             open: &mut self.scratch,
             memo: &mut self.memo,
             closed: &mut self.closed,
         };
-        let prepared = lowering.prepare(&instruction);
+        let prepared = lowering.prepare(instruction);
         let Some((lowered, callee_lists, operands)) = prepared else {
             self.closed.errors.clear();
             self.scratch.dropped.clear();
-            return Err(instruction);
+            return None;
         };
         let first = self.operands.len();
         let mut all_names = true;
@@ -1390,13 +1389,12 @@ impl<'s> Prelowering<'s> {
                     callee_lists,
                     operand_count,
                 };
-                self.spare.keep(instruction);
-                Ok(prelowered)
+                Some(prelowered)
             }
             _ => {
                 self.operands.truncate(first);
                 self.closed.errors.clear();
-                Err(instruction)
+                None
             }
         }
     }

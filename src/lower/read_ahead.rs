@@ -28,7 +28,11 @@ trait ReadLines<'s> {
     type Lowered: Send;
     /// What the lines of a batch share, sent with them.
     type Shared: Send + Default;
-    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Self::Lowered, ast::Instruction<'s>>;
+    /// The line lowered, or `None` to send it as read. Taken by reference: a line is large,
+    /// and moving it in and back out cost more than lowering some lines.
+    fn take(&mut self, line: &ast::Instruction<'s>) -> Option<Self::Lowered>;
+    /// Gives back a line [`ReadLines::take`] lowered.
+    fn taken(&mut self, _line: ast::Instruction<'s>) {}
     /// What the lines lowered since the last call share.
     fn take_shared(&mut self) -> Self::Shared {
         Self::Shared::default()
@@ -47,8 +51,12 @@ impl<'s> ReadLines<'s> for Prelowering<'s> {
     type Lowered = Prelowered<'s>;
     /// The lines' operands, in order ([`Prelowering::take_operands`]).
     type Shared = Vec<PreparedOperand<'s>>;
-    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Prelowered<'s>, ast::Instruction<'s>> {
+    fn take(&mut self, line: &ast::Instruction<'s>) -> Option<Prelowered<'s>> {
         self.prepare(line)
+    }
+
+    fn taken(&mut self, line: ast::Instruction<'s>) {
+        self.spare.keep(line);
     }
 
     fn take_shared(&mut self) -> Vec<PreparedOperand<'s>> {
@@ -71,8 +79,8 @@ struct AsRead;
 impl<'s> ReadLines<'s> for AsRead {
     type Lowered = Infallible;
     type Shared = ();
-    fn take(&mut self, line: ast::Instruction<'s>) -> Result<Infallible, ast::Instruction<'s>> {
-        Err(line)
+    fn take(&mut self, _line: &ast::Instruction<'s>) -> Option<Infallible> {
+        None
     }
 }
 
@@ -162,11 +170,13 @@ impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
-        let event = match self.lines.take(instruction) {
-            Ok(lowered) => Event::Lowered(lowered),
-            Err(line) => Event::Line(line),
-        };
-        self.push(event);
+        match self.lines.take(&instruction) {
+            Some(lowered) => {
+                self.lines.taken(instruction);
+                self.push(Event::Lowered(lowered));
+            }
+            None => self.push(Event::Line(instruction)),
+        }
     }
 
     fn end_computation(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
