@@ -41,14 +41,22 @@ fn main() {
         ("1 thread", usize::MAX),
         ("2 threads", hlo_layout::syntax::PARALLEL_MIN_BYTES),
     ];
+    let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
+    let xla = (!python.is_empty() && Path::new(&python).exists()).then_some(python);
+    if xla.is_none() {
+        println!("XLA not measured: no python with jax (set HLO_PYTHON)");
+    }
     let mut totals: [Stages; 2] = Default::default();
     let mut total_bytes = 0usize;
+    // Seconds XLA took for the files it was timed on, and ours (two threads) for the same.
+    let (mut xla_seconds, mut ours_seconds, mut ours_verified_seconds) = (0.0, 0.0, 0.0);
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
         total_bytes += text.len();
         let mb = text.len() as f64 / 1e6;
+        let mut two_threads = Stages::default();
         for ((threads, min_bytes), total) in MODES.iter().zip(&mut totals) {
             let stages = time_stages(&text, *min_bytes, path);
             println!(
@@ -62,7 +70,24 @@ fn main() {
                 mb / stages.check
             );
             total.add(&stages);
+            two_threads = stages;
         }
+        // XLA right after ours on the same file, so that a slow spell of the machine
+        // touches both alike.
+        let Some(seconds) = xla.as_deref().and_then(|python| xla_parse_seconds(root, python, path))
+        else {
+            continue;
+        };
+        xla_seconds += seconds;
+        ours_seconds += two_threads.lower;
+        ours_verified_seconds += two_threads.verify;
+        println!(
+            "xla              {:50} {mb:5.2} MB  parse {:6.1} MB/s  -> text -> IR {:4.1}x XLA, verified IR {:4.1}x (two threads)",
+            name(path),
+            mb / seconds,
+            seconds / two_threads.lower,
+            seconds / two_threads.verify,
+        );
     }
     let mb = total_bytes as f64 / 1e6;
     for ((threads, _), total) in MODES.iter().zip(&totals) {
@@ -77,22 +102,40 @@ fn main() {
             repeats()
         );
     }
-    let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
-    if python.is_empty() || !Path::new(&python).exists() {
-        println!("XLA not measured: no python with jax at {python:?} (set HLO_PYTHON)");
-        return;
+    if xla_seconds > 0.0 {
+        println!(
+            "xla total: {:.1} MB/s parse (best of {} a file); text -> IR {:.1}x XLA, verified IR {:.1}x (two threads)",
+            mb / xla_seconds,
+            repeats(),
+            xla_seconds / ours_seconds,
+            xla_seconds / ours_verified_seconds,
+        );
     }
-    let status = std::process::Command::new(&python)
+}
+
+/// XLA's best time parsing `path` (`benches/xla_compare.py --time`), in seconds.
+fn xla_parse_seconds(root: &Path, python: &str, path: &Path) -> Option<f64> {
+    let output = std::process::Command::new(python)
         .arg(root.join("benches/xla_compare.py"))
         .arg("-n")
         .arg(repeats().to_string())
         .arg("--time")
-        .args(&files)
+        .arg(path)
         .stderr(std::process::Stdio::null())
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        println!("XLA not measured: {python} benches/xla_compare.py --time failed");
-    }
+        .output()
+        .ok()
+        .filter(|output| output.status.success());
+    let Some(output) = output else {
+        println!("XLA not measured on {}: xla_compare.py --time failed", name(path));
+        return None;
+    };
+    // `xla  name  3.90 MB  21.4 MB/s`: the file's size over its throughput.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().next()?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mb: f64 = words.get(2)?.parse().ok()?;
+    let mb_per_second: f64 = words.get(4)?.parse().ok()?;
+    Some(mb / mb_per_second)
 }
 
 /// Best times in seconds of each stage over every module of one file, and the number of
