@@ -74,7 +74,9 @@ fn main() {
         }
         // XLA right after ours on the same file, so that a slow spell of the machine
         // touches both alike.
-        let Some(seconds) = xla.as_deref().and_then(|python| xla_parse_seconds(root, python, path))
+        let Some(seconds) = xla
+            .as_deref()
+            .and_then(|python| xla_parse_seconds(root, python, path))
         else {
             continue;
         };
@@ -126,7 +128,10 @@ fn xla_parse_seconds(root: &Path, python: &str, path: &Path) -> Option<f64> {
         .ok()
         .filter(|output| output.status.success());
     let Some(output) = output else {
-        println!("XLA not measured on {}: xla_compare.py --time failed", name(path));
+        println!(
+            "XLA not measured on {}: xla_compare.py --time failed",
+            name(path)
+        );
         return None;
     };
     // `xla  name  3.90 MB  21.4 MB/s`: the file's size over its throughput.

@@ -417,7 +417,13 @@ impl<'s> Memo<'s> {
         &mut self,
         attribute: &ast::Attribute<'s>,
     ) -> Result<Arc<str>, Vec<LowerError>> {
-        // A lone word prints as written and is often long and unique (backend_config).
+        // A lone word prints as written and is often long and unique (backend_config,
+        // metadata): made straight into the shared text, without the printer's string.
+        if let [Term::Word(word, kind)] = attribute.value.as_slice() {
+            if !matches!(kind, WordKind::Name | WordKind::NameColon) {
+                return Ok(Arc::from(word.text));
+            }
+        }
         let lone_word = matches!(attribute.value.as_slice(), [Term::Word(..)]);
         let Some(written) = self
             .source
@@ -1079,6 +1085,11 @@ static RESERVED: std::sync::LazyLock<FxHashMap<&'static str, Reserved>> =
 /// an element type's name is illegal.
 fn reserved_name(name: &ast::Name<'_>, what: &str) -> Option<String> {
     let text = name.text;
+    // No reserved word has a `.` or `-`, and most names have one (`add.5`): looking for
+    // them is cheaper than the lookup every line would otherwise make.
+    if text.bytes().any(|b| matches!(b, b'.' | b'-')) {
+        return None;
+    }
     match RESERVED.get(text)? {
         Reserved::ElementType => Some(format!(
             "illegal {what} name: {text}; XLA reserves element type names (suggest renaming \
@@ -2236,5 +2247,16 @@ mod line_counter_tests {
         );
         let room = LineCounter::default().instructions_from(&text, 0).unwrap();
         assert_eq!(room, 100_000);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `reserved_name` looks a name up only when it has no `.` or `-`.
+    #[test]
+    fn reserved_words_have_no_dot_or_dash() {
+        for word in super::RESERVED.keys() {
+            assert!(!word.contains(['.', '-']), "{word}");
+        }
     }
 }
