@@ -1109,7 +1109,9 @@ mod tests {
             "StackFrames\n{}\n\nENTRY e {{\n  ROOT p = f32[] parameter(0)\n}}\n",
             rows.join("\n")
         );
-        let module = crate::syntax::parse_module(&text).unwrap();
+        let Ok(module) = crate::syntax::parse_module(&text) else {
+            panic!("the rows do not parse: {text}");
+        };
         for row in &module.tables[0].rows {
             let mut general = Printer {
                 out: String::new(),

@@ -22,14 +22,14 @@ use super::module::{LoweredPreamble, ModuleLowering, Prelowered, Prelowering, Pr
 use crate::syntax::ast::{self, Sink};
 use crate::syntax::SyntaxError;
 
-/// What the reading thread makes of a line before sending it: `Ok` a line lowered as far as
-/// it goes there, `Err` the line as read.
+/// What the reading thread makes of a line before sending it: the line lowered as far as it
+/// goes there ([`ReadLines::take`]), or the line as read.
 trait ReadLines<'s> {
     type Lowered: Send;
     /// What the lines of a batch share, sent with them.
     type Shared: Send + Default;
-    /// The line lowered, or `None` to send it as read. Taken by reference: a line is large,
-    /// and moving it in and back out cost more than lowering some lines.
+    /// The line lowered, or `None` to send it as read. Taken by reference, so that a line
+    /// not taken goes on without having been moved in and back out.
     fn take(&mut self, line: &ast::Instruction<'s>) -> Option<Self::Lowered>;
     /// Gives back a line [`ReadLines::take`] lowered.
     fn taken(&mut self, _line: ast::Instruction<'s>) {}
@@ -113,13 +113,13 @@ impl<'s, L> Event<'s, L> {
 /// it.
 const BATCH_EVENTS: usize = 128;
 
-/// The reading thread's sink: lowers what it can and sends batches until told to stop.
 /// A batch of events and what its lines share.
 type Batch<'s, R> = (
     Vec<Event<'s, <R as ReadLines<'s>>::Lowered>>,
     <R as ReadLines<'s>>::Shared,
 );
 
+/// The reading thread's sink: lowers what it can and sends batches until told to stop.
 struct ReadAhead<'s, 'f, R: ReadLines<'s>> {
     lines: R,
     sender: mpsc::SyncSender<Batch<'s, R>>,

@@ -977,7 +977,7 @@ mod tests {
     use super::*;
 
     fn cuts(name: usize, shape: usize, opcode: usize, operands: usize) -> HeadCuts {
-        HeadCuts::new(name, shape, opcode, operands).unwrap()
+        HeadCuts::new(name, shape, opcode, operands).unwrap_or_else(|| panic!("cuts too long"))
     }
 
     fn kinds(src: &str) -> Vec<Token<'_>> {
