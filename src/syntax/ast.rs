@@ -792,24 +792,10 @@ fn braced_len(bytes: &[u8]) -> usize {
     {
         i += at;
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                loop {
-                    let Some(at) = bytes
-                        .get(i..)
-                        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-                    else {
-                        return bytes.len();
-                    };
-                    i += at;
-                    if bytes[i] == b'"' {
-                        break;
-                    }
-                    // An escape: the byte after it is not a quote that ends the string.
-                    i += 2;
-                }
-                i += 1;
-            }
+            b'"' => match super::lexer::closing_quote(bytes, i + 1) {
+                Some((close, _)) => i = close + 1,
+                None => return bytes.len(),
+            },
             b'{' => {
                 depth += 1;
                 i += 1;

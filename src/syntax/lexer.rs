@@ -659,18 +659,8 @@ fn canonical_metadata_len(rest: &str) -> Option<usize> {
         match *bytes.get(i)? {
             b'"' => {
                 let open = i;
-                let mut escaped = false;
-                i += 1;
-                // Strings are most of a metadata value: jump to the next quote or escape.
-                loop {
-                    i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
-                    if bytes[i] == b'"' {
-                        break;
-                    }
-                    escaped = true;
-                    i += 2;
-                }
-                i += 1;
+                let (close, escaped) = closing_quote(bytes, i + 1)?;
+                i = close + 1;
                 // A string XLA refuses is left to the token-by-token path, which reports it.
                 if escaped && refused_escape(rest.get(open..i)?).is_some() {
                     return None;
@@ -699,6 +689,23 @@ fn canonical_metadata_len(rest: &str) -> Option<usize> {
             b' ' => i += 1,
             _ => return None,
         }
+    }
+}
+
+/// Where the quoted string whose text starts at `from` in `bytes` ends: the index of its
+/// closing quote, and whether it holds an escape (a backslash and the byte after it).
+/// `None` when it does not end. Jumps from quote or backslash to the next: strings are
+/// most of a metadata value.
+pub(crate) fn closing_quote(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut i = from;
+    let mut escaped = false;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+        if bytes[i] == b'"' {
+            return Some((i, escaped));
+        }
+        escaped = true;
+        i += 2;
     }
 }
 
