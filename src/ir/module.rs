@@ -448,6 +448,33 @@ impl Computation {
         id
     }
 
+    /// [`Computation::push`] for an instruction whose name must be new: the instruction
+    /// already holding that name when there is one (and nothing is added), hashing the name
+    /// once for the lookup and the index both.
+    pub fn push_if_new(
+        &mut self,
+        instruction: Instruction,
+        operands: &[InstrId],
+    ) -> Result<InstrId, InstrId> {
+        let hash = name_hash(&instruction.name);
+        let graph = &self.graph;
+        let vacant = match self.names.entry(
+            hash,
+            |&other| graph[other].name == instruction.name,
+            |&other| name_hash(&graph[other].name),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(first) => return Err(*first.get()),
+            hashbrown::hash_table::Entry::Vacant(vacant) => vacant,
+        };
+        let id = self.graph.add_node(instruction);
+        vacant.insert(id);
+        for (slot, &operand) in operands.iter().enumerate() {
+            self.graph.add_edge(operand, id, slot as u32);
+        }
+        self.order.push_back(id);
+        Ok(id)
+    }
+
     /// Adds an instruction placed just before `before` in print order; its name is made
     /// unique in this computation.
     pub fn insert_before(

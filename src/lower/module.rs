@@ -482,16 +482,36 @@ impl<'s> OpenComputation<'s> {
 
     /// Adds `instruction` to the computation, noting what its end needs to know of it.
     fn push(&mut self, instruction: Instruction) -> InstrId {
+        let noted = Self::to_note(&instruction);
+        let id = self.computation.push(instruction, &[]);
+        self.note(noted, id);
+        id
+    }
+
+    /// [`OpenComputation::push`] for an instruction whose name must be new: the instruction
+    /// that already has the name, and nothing added, when there is one.
+    fn push_if_new(&mut self, instruction: Instruction) -> Result<InstrId, InstrId> {
+        let noted = Self::to_note(&instruction);
+        let id = self.computation.push_if_new(instruction, &[])?;
+        self.note(noted, id);
+        Ok(id)
+    }
+
+    /// What the computation's end needs to know of an instruction: its parameter number, and
+    /// whether its shape is left to infer.
+    fn to_note(instruction: &Instruction) -> (Option<i64>, bool) {
         let parameter = match instruction.payload {
             Payload::Parameter(number) if instruction.opcode == Opcode::Parameter => Some(number),
             _ => None,
         };
-        self.shapes_to_infer |= !instruction.shape_written;
-        let id = self.computation.push(instruction, &[]);
+        (parameter, !instruction.shape_written)
+    }
+
+    fn note(&mut self, (parameter, to_infer): (Option<i64>, bool), id: InstrId) {
+        self.shapes_to_infer |= to_infer;
         if let Some(number) = parameter {
             self.parameters.push((number, id));
         }
-        id
     }
 }
 
@@ -1895,18 +1915,20 @@ impl<'s> ComputationLowering<'_, 's> {
         name: ast::Name<'_>,
         span: Span,
     ) -> Option<InstrId> {
-        let computation = &mut self.open.computation;
-        if let Some(first) = computation.find(name.text) {
-            self.closed.errors.push(ModuleError::DuplicateInstruction {
-                name: name.text.to_string(),
-                computation: computation.name.clone(),
-                span: name.span,
-                first: computation.instruction(first).span,
-            });
-            return None;
-        }
         debug_assert_eq!(instruction.span, span);
-        let id = self.open.push(instruction);
+        let id = match self.open.push_if_new(instruction) {
+            Ok(id) => id,
+            Err(first) => {
+                let computation = &self.open.computation;
+                self.closed.errors.push(ModuleError::DuplicateInstruction {
+                    name: name.text.to_string(),
+                    computation: computation.name.clone(),
+                    span: name.span,
+                    first: computation.instruction(first).span,
+                });
+                return None;
+            }
+        };
         // A computation that reaches this many lines is given room for the rest at once,
         // counted from here to its `}` line, rather than grown as a vector does; short ones
         // just grow, which cost less than sizing each as it opened (mixtral has 3,714
