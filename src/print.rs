@@ -682,6 +682,11 @@ impl Printer {
             if let (Some(Term::Word(word, WordKind::Ident)), Some(Term::List(list))) =
                 (terms.get(i), terms.get(i + 1))
             {
+                if push_plain_shape(&mut self.out, word, list) {
+                    after_shape = true;
+                    i += 2;
+                    continue;
+                }
                 if let Some(shape) = shape_of(word, list) {
                     self.shape(&shape, true);
                     after_shape = true;
@@ -943,10 +948,111 @@ fn shape_of<'s>(element_type: &ast::Word<'s>, list: &List<'s>) -> Option<ast::Sh
     })
 }
 
+/// Prints `f32[2,3]{1,0}` (or `f32[2,3]`, given its default layout) straight from the words
+/// when they are exactly what lowering the shape and printing it give: a canonical element
+/// type, static dims written as plain decimals, no layout or one of a permutation alone, and
+/// a size surely within the limit. Otherwise prints nothing and returns false, and the
+/// caller takes the general path, which also reports what is wrong. A header's
+/// `entry_computation_layout` is a thousand such shapes (mixtral 1x8), and lowering each
+/// only to print it cost more than reading it.
+fn push_plain_shape(out: &mut String, element_type: &ast::Word<'_>, list: &List<'_>) -> bool {
+    /// A number as lowering parses and printing writes it: digits, no leading zero, in i64.
+    fn plain_int(word: &ast::Word<'_>) -> Option<i64> {
+        let bytes = word.text.as_bytes();
+        let canonical = matches!(bytes, [b'0'] | [b'1'..=b'9', ..])
+            && bytes.len() <= 18
+            && bytes.iter().all(u8::is_ascii_digit);
+        canonical.then(|| word.text.parse().ok()).flatten()
+    }
+    if list.delimiter != Delimiter::Bracket {
+        return false;
+    }
+    let Some(ty) = ir::PrimitiveType::from_name(element_type.text) else {
+        return false;
+    };
+    if !ty.is_array_type() || ty.name() != element_type.text {
+        return false;
+    }
+    let mut rank = 0usize;
+    let mut bytes = 16i64;
+    for item in list.items() {
+        let [Term::Word(size, WordKind::Int)] = item else {
+            return false;
+        };
+        let Some(size) = plain_int(size) else {
+            return false;
+        };
+        match bytes.checked_mul(size.max(1)) {
+            Some(product) if product <= crate::lower::shape::MAX_ARRAY_BYTES => bytes = product,
+            _ => return false,
+        }
+        rank += 1;
+    }
+    if let Some(layout) = &list.layout {
+        if !layout.items.is_empty() || layout.minor_to_major.len() != rank || rank > 64 {
+            return false;
+        }
+        let mut seen = 0u64;
+        for word in &layout.minor_to_major {
+            match plain_int(word).and_then(|d| usize::try_from(d).ok()) {
+                Some(d) if d < rank && seen & (1 << d) == 0 => seen |= 1 << d,
+                _ => return false,
+            }
+        }
+    }
+    out.push_str(element_type.text);
+    out.push('[');
+    for (i, size) in list.item_terms().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if let Term::Word(size, _) = size {
+            out.push_str(size.text);
+        }
+    }
+    out.push(']');
+    if rank > 0 {
+        out.push('{');
+        match &list.layout {
+            Some(layout) => {
+                for (i, dim) in layout.minor_to_major.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(dim.text);
+                }
+            }
+            None => {
+                let mut digits = itoa::Buffer::new();
+                for dim in (0..rank).rev() {
+                    out.push_str(digits.format(dim));
+                    if dim > 0 {
+                        out.push(',');
+                    }
+                }
+            }
+        }
+        out.push('}');
+    }
+    true
+}
+
+/// Whether [`shape_of`] takes these words, without building the shape.
+fn is_shape_of(element_type: &ast::Word<'_>, list: &List<'_>) -> bool {
+    list.delimiter == Delimiter::Bracket
+        && ir::PrimitiveType::from_name(element_type.text).is_some()
+        && list.items().all(|item| match item {
+            [Term::Word(_, WordKind::Int)] => true,
+            [Term::Word(leq, WordKind::Punct), Term::Word(_, WordKind::Int)] => leq.text == "<=",
+            [Term::Word(question, WordKind::Punct)] => question.text == "?",
+            _ => false,
+        })
+}
+
 /// An item that prints as a shape: `f32[2]{0}` or a tuple of them.
 fn is_shape_like(item: &[Term<'_>]) -> bool {
     match item {
-        [Term::Word(word, WordKind::Ident), Term::List(list)] => shape_of(word, list).is_some(),
+        [Term::Word(word, WordKind::Ident), Term::List(list)] => is_shape_of(word, list),
         [Term::List(list)] => list.delimiter == Delimiter::Paren && list.items().all(is_shape_like),
         _ => false,
     }
@@ -1091,6 +1197,75 @@ mod tests {
             fmt(text),
             "ENTRY e {\n  ROOT %a = f32[2]{0} custom-call(), window={size=3 pad=0_0}, custom_call_target=\"f\", output_to_operand_aliasing={{0}: (1, {})}, slice={[0:2:1], [1:3]}, sharding={devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name=\"x\"}}, replica_groups=[2,4]<=[4,2]T(1,0), frontend_attributes={a={x},b=\"1\"}, metadata={op_name=\"n\" source_line=1}, backend_config={\"k\": 1}\n}\n\n"
         );
+    }
+
+    /// The words of `f32[...]{...}` in a header attribute, as the printer meets them.
+    fn header_value(text: &str) -> ast::Module<'_> {
+        match crate::syntax::parse_module(text) {
+            Ok(module) => module,
+            Err(e) => panic!("{text}: {e:?}"),
+        }
+    }
+
+    proptest::proptest! {
+        /// The shortcut for plain shapes in attribute values prints what lowering the shape
+        /// and printing it do, and is taken for the plain ones.
+        #[test]
+        fn plain_shapes_print_as_lowered_shapes_do(
+            ty in proptest::sample::select(vec![
+                "f32", "bf16", "s32", "pred", "u4", "f8e4m3fn", "token", "opaque", "F32", "x",
+            ]),
+            dims in proptest::collection::vec(proptest::sample::select(vec![
+                "0", "1", "2", "128", "007", "<=3", "?", "4294967296", "9223372036854775807",
+                "99999999999999999999",
+            ]), 0..5),
+            layout in proptest::option::of(proptest::collection::vec(
+                proptest::sample::select(vec!["0", "1", "2", "3", "4", "00", "7"]), 0..5,
+            )),
+            tiled in proptest::bool::ANY,
+        ) {
+            let mut shape = format!("{ty}[{}]", dims.join(","));
+            if let Some(layout) = &layout {
+                shape.push_str(&format!("{{{}{}}}", layout.join(","), if tiled { ":T(2)" } else { "" }));
+            }
+            let text = format!("HloModule m, x={{{shape}}}\nENTRY e {{\n  ROOT p = f32[] parameter(0)\n}}\n");
+            let module = header_value(&text);
+            let header = module.header.as_deref().expect("a header");
+            let [Term::List(outer)] = header.attributes[0].value.as_slice() else {
+                panic!("{text}: not a braced value");
+            };
+            let (word, list) = match outer.terms.as_slice() {
+                [Term::Word(word, WordKind::Ident), Term::List(list)] => (word, list),
+                other => panic!("{text}: {other:?}"),
+            };
+            let mut fast = String::new();
+            let taken = push_plain_shape(&mut fast, word, list);
+            let general = shape_of(word, list).map(|shape| {
+                lower_shape(&shape).map(|mut lowered| {
+                    set_layouts(&mut lowered, true);
+                    lowered.to_string()
+                })
+            });
+            if taken {
+                proptest::prop_assert_eq!(Some(Ok(fast)), general.map(|r| r.map_err(|_| ())), "{}", shape);
+            } else {
+                proptest::prop_assert!(fast.is_empty());
+            }
+            let plain = ["f32", "bf16", "s32", "pred", "u4", "f8e4m3fn"].contains(&ty)
+                && dims.iter().all(|d| ["0", "1", "2", "128", "4294967296"].contains(d))
+                && layout.as_ref().is_none_or(|l| {
+                    !tiled && {
+                        let mut sorted: Vec<&str> = l.clone();
+                        sorted.sort_unstable();
+                        sorted == ["0", "1", "2", "3", "4"][..dims.len()]
+                    }
+                });
+            let small = dims
+                .iter()
+                .try_fold(16u128, |bytes, d| bytes.checked_mul(d.parse::<u128>().ok()?.max(1)))
+                .is_some_and(|bytes| bytes <= 1 << 48);
+            proptest::prop_assert_eq!(taken, plain && small, "{}", shape);
+        }
     }
 
     /// The shortcut for rows of integer fields prints what the general printer does.
