@@ -2,6 +2,7 @@
 
 // The same allocator as the `hlo-layout` binary, so the figures are what users get.
 #[path = "../../src/cli/allocator.rs"]
+#[allow(dead_code)] // The command's option setter is not needed here.
 mod allocator;
 
 #[global_allocator]
