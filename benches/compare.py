@@ -9,7 +9,8 @@ their ratio, and the peak RSS of `hlo-layout check FILE` beside that of a proces
 parse the file (python and jaxlib included, so read it as an upper bound). `above base` is
 ours less the peak RSS of `check` on a two-line module (the process itself: code, libc, the
 allocator), over the input size. Ours is timed by
-`cargo bench --bench scaling` with HLO_SCALING_FILES; peak RSS is read from `os.wait4`. XLA
+`cargo run --release --example scaling_bench` (the scaling bench, built as the command is)
+with HLO_SCALING_FILES; peak RSS is read from `os.wait4`. XLA
 columns are `-` when the python with jax is absent.
 """
 import argparse
@@ -75,10 +76,12 @@ def ours(files, repeats):
     """{file name: {stage: seconds}} from the scaling bench."""
     env = dict(os.environ, HLO_SCALING_FILES=os.pathsep.join(files),
                HLO_SCALING_STAGES="parse,verify,print", HLO_BENCH_REPEATS=str(repeats))
-    result = subprocess.run(["cargo", "bench", "--quiet", "--bench", "scaling"], cwd=ROOT, env=env,
-                            capture_output=True, text=True)
+    # The example, not `cargo bench`: cargo builds benchmarks with unwinding, the command
+    # without (the release profile's `panic = "abort"`).
+    command = ["cargo", "run", "--quiet", "--release", "--example", "scaling_bench"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        sys.exit(f"cargo bench --bench scaling failed:\n{result.stderr[-2000:]}")
+        sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
     times = {}
     for line in result.stdout.splitlines():
         m = ROW.match(line)

@@ -180,14 +180,23 @@ fn main() {
 /// Runs `hlo-layout assign PATH -o OUTPUT` as a user would, under GNU time when it is there:
 /// the wall time, and the peak RSS GNU time reports.
 fn assign_command(path: &Path, output: &Path) -> (f64, Option<u64>) {
-    let binary = env!("CARGO_BIN_EXE_hlo-layout");
+    // Cargo tells a benchmark where the command is, not an example (`scaling_bench`): that
+    // finds it beside its own folder, where `cargo build --release` puts it.
+    let binary = match option_env!("CARGO_BIN_EXE_hlo-layout") {
+        Some(binary) => PathBuf::from(binary),
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|example| Some(example.parent()?.parent()?.join("hlo-layout")))
+            .filter(|binary| binary.is_file())
+            .expect("the command is built (cargo build --release)"),
+    };
     let gnu_time = Path::new("/usr/bin/time");
     let mut command = if gnu_time.is_file() {
         let mut command = Command::new(gnu_time);
-        command.args(["-f", "%M", binary]);
+        command.args(["-f", "%M"]).arg(&binary);
         command
     } else {
-        Command::new(binary)
+        Command::new(&binary)
     };
     command.arg("assign").arg(path).arg("-o").arg(output);
     let start = Instant::now();
