@@ -207,8 +207,12 @@ pub fn parse_module_range(
 }
 
 /// How many times its length the preamble (header and tables) moves the cut for
-/// [`parse_module_range_tail_ahead`] later: the other thread reads the preamble.
-const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 3;
+/// [`parse_module_range_tail_ahead`] later: the other thread reads the preamble, which costs
+/// about twice what instruction lines of its length do now that `input_output_alias` is read
+/// whole. Mixtral 1x8 (a 77 KB header), instructions per thread by callgrind (the first
+/// thread's include about 6M dropping the module, which the bench does not time): 152.9M +
+/// 135.6M with 3, 148.9M + 139.8M with 2, 144.3M + 144.3M with 1.
+const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 2;
 
 /// Where a module without a balanced cut between computations is cut for
 /// [`parse_module_range_tail_ahead`], in percent of its text (then moved by the preamble,
@@ -281,11 +285,10 @@ pub fn parse_module_range_cut(
     // hands over was slower than one thread (transformer24 opt 98-101 MB/s, pre 105-128,
     // against 134 and 150 on one thread, best of 10).
     if range.len() >= min_bytes.max(1) {
-        // A header costs two to three times what its length in instruction lines does (an
-        // `input_output_alias` of thousands of entries is a tree of lists), and this thread
-        // only places the lines the other reads: mixtral 1x8 (a 77 KB header) 164-173 MB/s
-        // with the header on this thread, 169-180 with it on the other and the cut moved by
-        // three times its length, 168-170 by five times (best of 15, interleaved).
+        // The other thread reads the header, and this one only places the lines the other
+        // reads: mixtral 1x8 (a 77 KB header) 164-173 MB/s with the header on this thread,
+        // 169-180 with it on the other (best of 15, interleaved, at an earlier commit); the
+        // cut moves by the header's cost (`TAIL_AHEAD_PREAMBLE_WEIGHT`).
         let offset = (range.len() / 100 * tail_ahead_percent(text, range.clone()))
             .saturating_add(preamble.saturating_mul(TAIL_AHEAD_PREAMBLE_WEIGHT));
         if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
