@@ -360,6 +360,10 @@ struct Memo<'s> {
     printed: FxHashMap<CompactString, Arc<str>>,
     attribute_names: FxHashMap<CompactString, Arc<str>>,
     shapes: FxHashMap<CompactString, Arc<Shape>>,
+    /// The last shape looked up, by its text: most lines have the shape of the line before
+    /// (63% of mixtral 1x8's, 52% of torax's, 23% of transformer24 opt's), and comparing
+    /// two short texts costs less than hashing one. Borrowed: it is the line before.
+    last_shape: Option<(&'s str, Arc<Shape>)>,
     /// Sizes a computation that grows long ([`ComputationLowering::add`]).
     lines: LineCounter,
 }
@@ -385,14 +389,24 @@ impl<'s> Memo<'s> {
         let written = self
             .source
             .and_then(|source| source.get(span.start..span.end));
-        if let Some(found) = written.and_then(|text| self.shapes.get(text)) {
-            return Ok(Arc::clone(found));
+        let Some(text) = written else {
+            return Ok(Arc::new(with_default_layouts(lower_shape(shape)?)));
+        };
+        if let Some((last, found)) = &self.last_shape {
+            if *last == text {
+                return Ok(Arc::clone(found));
+            }
         }
-        let lowered = Arc::new(with_default_layouts(lower_shape(shape)?));
-        if let Some(text) = written {
-            self.shapes.insert(text.into(), Arc::clone(&lowered));
-        }
-        Ok(lowered)
+        let found = match self.shapes.get(text) {
+            Some(found) => Arc::clone(found),
+            None => {
+                let lowered = Arc::new(with_default_layouts(lower_shape(shape)?));
+                self.shapes.insert(text.into(), Arc::clone(&lowered));
+                lowered
+            }
+        };
+        self.last_shape = Some((text, Arc::clone(&found)));
+        Ok(found)
     }
 
     /// An attribute as canonical text.
@@ -1101,8 +1115,9 @@ static RESERVED: std::sync::LazyLock<FxHashMap<&'static str, Reserved>> =
 fn reserved_name(name: &ast::Name<'_>, what: &str) -> Option<String> {
     let text = name.text;
     // No reserved word has a `.` or `-`, and most names have one (`add.5`): looking for
-    // them is cheaper than the lookup every line would otherwise make.
-    if text.bytes().any(|b| matches!(b, b'.' | b'-')) {
+    // them is cheaper than the lookup every line would otherwise make. From the end, where
+    // XLA's `.N` suffix is (`convert_element_type.2165`).
+    if text.bytes().rev().any(|b| matches!(b, b'.' | b'-')) {
         return None;
     }
     match RESERVED.get(text)? {
