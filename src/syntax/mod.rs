@@ -106,9 +106,12 @@ pub fn parse_module_range_at(
 }
 
 /// Modules at least this large are parsed on two threads. A second thread costs tens of
-/// microseconds to start; this much text takes milliseconds to read (resnet50 pre, 0.85 MB:
-/// 71-75 MB/s on one thread, 81-93 MB/s handed over).
-pub const PARALLEL_MIN_BYTES: usize = 1 << 18;
+/// microseconds to start; this much text takes most of a millisecond to read. Parse+lower
+/// in MB/s (a scratch driver, best of 21, two runs) with the threshold at 256, 128 and 64
+/// KiB: llama3 8b offloading (165 KB) 147-156, 187-190, 177-184; llama31 70b 32x8 (176 KB)
+/// 129-138, 176-181, 163-178; jax random_threefry pre (246 KB) 142-144, 185-194, 194;
+/// scan_lstm_train opt (94 KB) 187-201, 188-213, 189-202.
+pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
 
 /// Whether cutting `range` at `cut` leaves each half at most two thirds of the text. Two
 /// halves take as long as the larger; past that share, reading the rest ahead from a cut
