@@ -909,43 +909,40 @@ fn set_layouts(shape: &mut ir::Shape, layouts: bool) {
 
 /// `f32` followed by `[2,<=3,?]` (and a layout) in an attribute value, as a shape tree.
 fn shape_of<'s>(element_type: &ast::Word<'s>, list: &List<'s>) -> Option<ast::Shape<'s>> {
-    if list.delimiter != Delimiter::Bracket
-        || ir::PrimitiveType::from_name(element_type.text).is_none()
-    {
+    if !is_shape_of(element_type, list) {
         return None;
     }
-    let mut dims = Vec::with_capacity(list.item_count());
-    for item in list.items() {
-        let dim = match item {
-            [Term::Word(size, WordKind::Int)] => ast::Dim {
-                kind: ast::DimKind::Static,
-                size: Some(*size),
-                span: size.span,
-            },
-            [Term::Word(leq, WordKind::Punct), Term::Word(size, WordKind::Int)]
-                if leq.text == "<=" =>
-            {
-                ast::Dim {
-                    kind: ast::DimKind::Bounded,
-                    size: Some(*size),
-                    span: ast::Span::new(leq.span.start, size.span.end),
-                }
-            }
-            [Term::Word(question, WordKind::Punct)] if question.text == "?" => ast::Dim {
-                kind: ast::DimKind::Unbounded,
-                size: None,
-                span: question.span,
-            },
-            _ => return None,
-        };
-        dims.push(dim);
-    }
+    let dims = list.items().map(dim_of).collect::<Option<Vec<_>>>()?;
     Some(ast::Shape::Array {
         element_type: *element_type,
         dims,
         layout: list.layout.clone(),
         span: ast::Span::new(element_type.span.start, list.span.end),
     })
+}
+
+/// One item of a shape's dims in an attribute value: `2`, `<=3` or `?`.
+fn dim_of<'s>(item: &[Term<'s>]) -> Option<ast::Dim<'s>> {
+    match item {
+        [Term::Word(size, WordKind::Int)] => Some(ast::Dim {
+            kind: ast::DimKind::Static,
+            size: Some(*size),
+            span: size.span,
+        }),
+        [Term::Word(leq, WordKind::Punct), Term::Word(size, WordKind::Int)] if leq.text == "<=" => {
+            Some(ast::Dim {
+                kind: ast::DimKind::Bounded,
+                size: Some(*size),
+                span: ast::Span::new(leq.span.start, size.span.end),
+            })
+        }
+        [Term::Word(question, WordKind::Punct)] if question.text == "?" => Some(ast::Dim {
+            kind: ast::DimKind::Unbounded,
+            size: None,
+            span: question.span,
+        }),
+        _ => None,
+    }
 }
 
 /// Prints `f32[2,3]{1,0}` (or `f32[2,3]`, given its default layout) straight from the words
@@ -1041,12 +1038,7 @@ fn push_plain_shape(out: &mut String, element_type: &ast::Word<'_>, list: &List<
 fn is_shape_of(element_type: &ast::Word<'_>, list: &List<'_>) -> bool {
     list.delimiter == Delimiter::Bracket
         && ir::PrimitiveType::from_name(element_type.text).is_some()
-        && list.items().all(|item| match item {
-            [Term::Word(_, WordKind::Int)] => true,
-            [Term::Word(leq, WordKind::Punct), Term::Word(_, WordKind::Int)] => leq.text == "<=",
-            [Term::Word(question, WordKind::Punct)] => question.text == "?",
-            _ => false,
-        })
+        && list.items().all(|item| dim_of(item).is_some())
 }
 
 /// An item that prints as a shape: `f32[2]{0}` or a tuple of them.
