@@ -207,7 +207,7 @@ fn entry_layout_gives_layouts_not_dims() {
         "{module}"
     );
     assert!(
-        module.contains("  ROOT m = f32[4,8]{0,1:T(8,128)} map(p0, copy)"),
+        module.contains("  ROOT m = f32[4,8]{0,1:T(8,128)} map(p0, b)"),
         "{module}"
     );
     assert!(!module.contains("f32[?,8]{0,1:T(8,128)} copy"), "{module}");

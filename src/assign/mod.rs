@@ -38,8 +38,11 @@
 //! }
 //! ```
 
+mod choose;
+pub mod cost;
 pub mod report;
 
+pub use cost::ModuleCost;
 pub use report::{AssignReport, PaddingOffender};
 
 use std::sync::Arc;
@@ -97,10 +100,54 @@ impl AssignError {
     }
 }
 
-/// Assigns layouts to every array of `module` for `target`, in place.
+/// Where the entry computation's parameter and result layouts come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EntryLayouts {
+    /// As the module gives them (`entry_computation_layout`, else the parameters' own); a
+    /// given result layout is enforced with a copy at the root.
+    #[default]
+    Given,
+    /// Chosen by the pass like any other array, as a TPU compiler does for JAX's default
+    /// device layouts (`Layout.AUTO`), and written into `entry_computation_layout`.
+    Auto,
+}
+
+/// How the pass lays out the arrays it is free to lay out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Policy {
+    /// The layouts that cost least in the model of [`cost`]: padding plus bytes moved.
+    #[default]
+    MinimizeCost,
+    /// Descending with size-1 dims most-major, ops that cannot change layout following
+    /// their first operand, dot and convolution operands copied to descending: the pass's
+    /// rule before it chose, kept for comparison (`assign --report`).
+    Descending,
+}
+
+/// What [`assign_layouts_with`] may choose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AssignOptions {
+    pub entry_layouts: EntryLayouts,
+    pub policy: Policy,
+}
+
+/// Assigns layouts to every array of `module` for `target`, in place, with the entry
+/// layouts given and the cheapest layouts chosen everywhere else.
 pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignReport, AssignError> {
+    assign_layouts_with(module, target, &AssignOptions::default())
+}
+
+/// Assigns layouts to every array of `module` for `target`, in place.
+pub fn assign_layouts_with(
+    module: &mut Module,
+    target: &Target,
+    options: &AssignOptions,
+) -> Result<AssignReport, AssignError> {
     let mut assigner = Assigner {
         target,
+        options: *options,
+        sizes: FxHashMap::default(),
+        conversions: FxHashMap::default(),
         names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
@@ -112,17 +159,26 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
     materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
+    assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
     // The header is read once: the pass changes only the instructions until the end.
     let written = module
         .attribute("entry_computation_layout")
         .and_then(entry_layout);
-    let given = entry_parameter_shapes(module, written.as_ref(), target);
-    let result_layout = given_result_shape(module, written.as_ref(), target);
+    let auto = options.entry_layouts == EntryLayouts::Auto;
+    let (given, result_layout) = if auto {
+        (entry_parameter_shapes(module, None, target, true), None)
+    } else {
+        (
+            entry_parameter_shapes(module, written.as_ref(), target, false),
+            given_result_shape(module, written.as_ref(), target),
+        )
+    };
     let given = given
         .into_iter()
         .map(|shape| assigner.shared(shape))
         .collect();
-    assigner.computation(module, entry, given)?;
+    let wanted_root = result_layout.clone().map(Arc::new);
+    assigner.computation(module, entry, given, wanted_root)?;
     // Computations nobody reached through a call site (reducers, comparators) keep their
     // own parameter layouts, tiled.
     for id in module.computation_ids().collect::<Vec<_>>() {
@@ -135,7 +191,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
                     assigner.shared(complete_tiles(&computation.instruction(p).shape, target))
                 })
                 .collect();
-            assigner.computation(module, id, parameters)?;
+            assigner.computation(module, id, parameters, None)?;
         }
     }
     if let Some(result) = result_layout {
@@ -150,6 +206,7 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
     }
     update_entry_computation_layout(module, written);
     assigner.report.measure(module, target);
+    assigner.report.cost = cost::module_cost(module);
     Ok(assigner.report)
 }
 
@@ -176,12 +233,16 @@ struct Frame {
     order: Vec<InstrId>,
     next: usize,
     parameters: Vec<Arc<Shape>>,
+    /// The layout groups being chosen, under [`Policy::MinimizeCost`].
+    groups: Option<choose::Groups>,
 }
 
-/// A callee to assign, for these parameter shapes, before its caller can go on.
+/// A callee to assign, for these parameter shapes, before its caller can go on; its root
+/// will be converted to `wanted_root` if given (a while body's).
 struct Callee {
     id: ComputationId,
     parameters: Vec<Arc<Shape>>,
+    wanted_root: Option<Arc<Shape>>,
 }
 
 /// How an assigned shape is derived from another: from the instruction's own shape, or for
@@ -202,6 +263,12 @@ enum Derivation {
 
 struct Assigner<'t> {
     target: &'t Target,
+    options: AssignOptions,
+    /// Padded bytes by the address of a shape, each entry holding its shape.
+    sizes: FxHashMap<usize, (Arc<Shape>, i64)>,
+    /// The conversion made of a value to a shape, by the computation's address, the value
+    /// and the shared shape's address (every shared shape lives as long as the assigner).
+    conversions: FxHashMap<(usize, InstrId, usize), InstrId>,
     /// Computations by name (the first of a duplicated name), for callees named by attribute.
     names: std::collections::HashMap<String, ComputationId>,
     state: Vec<State>,
@@ -225,13 +292,25 @@ fn entry_parameter_shapes(
     module: &Module,
     written: Option<&(Vec<Shape>, Shape)>,
     target: &Target,
+    auto: bool,
 ) -> Vec<Shape> {
     let from_header = written.map(|(parameters, _)| parameters);
     let entry = module.entry();
     let own: Vec<Shape> = entry
         .parameters()
         .iter()
-        .map(|&(_, id)| entry.instruction(id).shape.as_ref().clone())
+        .map(|&(_, id)| {
+            let shape = entry.instruction(id).shape.as_ref();
+            // With `auto`, the module's own layouts are no constraint.
+            if auto {
+                map_arrays(shape, &|array| ArrayShape {
+                    layout: None,
+                    ..array.clone()
+                })
+            } else {
+                shape.clone()
+            }
+        })
         .collect();
     // Shapes that do not fit the parameters are the verifier's to report; they are not used.
     let shapes = match from_header {
@@ -371,10 +450,11 @@ impl Assigner<'_> {
         module: &mut Module,
         id: ComputationId,
         parameters: Vec<Arc<Shape>>,
+        wanted_root: Option<Arc<Shape>>,
     ) -> Result<(), AssignError> {
         let mut stack: Vec<Frame> = Vec::new();
-        stack.extend(self.enter(module, id, parameters)?);
-        while let Some(frame) = stack.last() {
+        stack.extend(self.enter(module, id, parameters, wanted_root)?);
+        while let Some(frame) = stack.last_mut() {
             let (comp, next) = (frame.id, frame.order.get(frame.next).copied());
             let Some(instr) = next else {
                 if let Some(done) = stack.pop() {
@@ -382,9 +462,14 @@ impl Assigner<'_> {
                 }
                 continue;
             };
-            match self.instruction(module, comp, instr)? {
+            match self.instruction(module, comp, instr, frame.groups.as_mut())? {
                 // The instruction runs again once its callee is assigned.
-                Some(callee) => stack.extend(self.enter(module, callee.id, callee.parameters)?),
+                Some(callee) => stack.extend(self.enter(
+                    module,
+                    callee.id,
+                    callee.parameters,
+                    callee.wanted_root,
+                )?),
                 None => {
                     if let Some(frame) = stack.last_mut() {
                         frame.next += 1;
@@ -402,6 +487,7 @@ impl Assigner<'_> {
         module: &mut Module,
         id: ComputationId,
         parameters: Vec<Arc<Shape>>,
+        wanted_root: Option<Arc<Shape>>,
     ) -> Result<Option<Frame>, AssignError> {
         match &self.state[id.0 as usize] {
             State::InProgress => {
@@ -419,11 +505,17 @@ impl Assigner<'_> {
                 computation.instruction_mut(parameter).shape = shape;
             }
         }
+        let groups = (self.options.policy == Policy::MinimizeCost).then(|| {
+            let free_parameters =
+                computation.is_entry && self.options.entry_layouts == EntryLayouts::Auto;
+            choose::Groups::new(computation, free_parameters, wanted_root)
+        });
         Ok(Some(Frame {
             id,
             order: computation.order().to_vec(),
             next: 0,
             parameters,
+            groups,
         }))
     }
 
@@ -439,6 +531,7 @@ impl Assigner<'_> {
             State::Pending => Ok(Some(Callee {
                 id: callee,
                 parameters: parameters(),
+                wanted_root: None,
             })),
             State::InProgress => Err(AssignError::recursion(module.computation(callee))),
             State::Done(_) => Ok(None),
@@ -593,14 +686,26 @@ impl Assigner<'_> {
         module: &mut Module,
         comp: ComputationId,
         instr: InstrId,
+        groups: Option<&mut choose::Groups>,
     ) -> Result<Option<Callee>, AssignError> {
         let target = self.target;
         let (opcode, shape, called) = {
             let i = module.computation(comp).instruction(instr);
             (i.opcode.clone(), Arc::clone(&i.shape), i.called.clone())
         };
+        let chosen = groups.and_then(|groups| self.chosen(groups, module.computation(comp), instr));
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
+            _ if chosen.is_some() => {
+                let minor_to_major = chosen.clone().unwrap_or_default();
+                self.derive(
+                    &shape,
+                    Derivation::Leader {
+                        rank: minor_to_major.len(),
+                        minor_to_major,
+                    },
+                )
+            }
             Opcode::Parameter => return Ok(None),
             Opcode::Tuple => self.shared(Shape::Tuple(
                 operands.iter().map(|o| Shape::clone(o)).collect(),
@@ -632,7 +737,8 @@ impl Assigner<'_> {
                 let init = Arc::clone(operands.first().unwrap_or(&shape));
                 // The attribute order is condition, body; resolve by name to be sure.
                 let (condition, body) = self.while_parts(module, comp, instr, &called);
-                if let Some(needed) = self.needs(module, body, || vec![init.clone()])? {
+                if let Some(mut needed) = self.needs(module, body, || vec![init.clone()])? {
+                    needed.wanted_root = Some(Arc::clone(&init));
                     return Ok(Some(needed));
                 }
                 self.force_root(module, body, &init);
@@ -706,7 +812,11 @@ impl Assigner<'_> {
 
         // Ops that cannot change layout get operands laid out as their result.
         if opcode.keeps_layout() && opcode != Opcode::While {
-            if let Some((rank, m2m)) = layout_leader(&new_shape, &operands) {
+            let leader = match (&chosen, new_shape.as_array()) {
+                (Some(m2m), Some(array)) => Some((array.rank(), m2m.clone())),
+                _ => layout_leader(&new_shape, &operands),
+            };
+            if let Some((rank, m2m)) = leader {
                 let computation = module.computation_mut(comp);
                 for (slot, operand) in operands.iter().enumerate() {
                     let Some(operand_array) = operand.as_array() else {
@@ -722,15 +832,27 @@ impl Assigner<'_> {
                 }
             }
         }
-        // The matrix units read dot and convolution operands in the target's preferred
-        // layout (descending, size-1 dims most-major); others are converted to it.
+        // The matrix units read dot and convolution operands in the layouts of
+        // `cost::operand_preference`; others are copied to one. (The rule before choosing
+        // copied them to descending, size-1 dims most-major.)
         if matches!(opcode, Opcode::Dot | Opcode::Convolution) {
             let computation = module.computation_mut(comp);
             for (slot, operand) in operands.iter().enumerate() {
                 let Some(operand_array) = operand.as_array() else {
                     continue;
                 };
-                let preferred = preferred_minor_to_major(operand_array);
+                let preferred = match self.options.policy {
+                    Policy::Descending => preferred_minor_to_major(operand_array),
+                    Policy::MinimizeCost => {
+                        let user = computation.instruction(instr);
+                        match cost::operand_preference(user, slot, operand_array.rank()) {
+                            Some(preference) if !preference.holds(operand_array) => {
+                                preference.wanted_for(operand_array)
+                            }
+                            _ => continue,
+                        }
+                    }
+                };
                 if operand_array.layout_or_default().minor_to_major != preferred {
                     let wanted = Shape::Array(with_layout(operand_array, preferred, target));
                     self.convert_operand(computation, instr, slot as u32, &wanted);
@@ -828,6 +950,16 @@ impl Assigner<'_> {
         }
         match (&*current, shape) {
             (Shape::Array(from), Shape::Array(to)) => {
+                // One conversion of a value to a layout serves every user that needs it.
+                let shared = self.shared(shape.clone());
+                let key = (
+                    computation as *const Computation as usize,
+                    value,
+                    Arc::as_ptr(&shared) as usize,
+                );
+                if let Some(&made) = self.conversions.get(&key) {
+                    return made;
+                }
                 let bitcast = is_bitcast(from, to, Correspondence::Reshape).unwrap_or(false);
                 let (opcode, base) = if bitcast {
                     self.report.bitcasts_inserted += 1;
@@ -838,11 +970,13 @@ impl Assigner<'_> {
                     self.report.copy_bytes = self.report.copy_bytes.saturating_add(bytes);
                     (Opcode::Copy, "copy")
                 };
-                let mut instruction = Instruction::new(base, opcode, self.shared(shape.clone()));
+                let mut instruction = Instruction::new(base, opcode, shared);
                 instruction.style = computation.instruction(value).style;
                 instruction.style.operand_shapes =
                     computation.instruction(before).style.operand_shapes;
-                computation.insert_before(before, instruction, &[value])
+                let made = computation.insert_before(before, instruction, &[value]);
+                self.conversions.insert(key, made);
+                made
             }
             (Shape::Tuple(from), Shape::Tuple(to)) if from.len() == to.len() => {
                 let mut elements = Vec::with_capacity(to.len());

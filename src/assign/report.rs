@@ -25,6 +25,14 @@ pub struct AssignReport {
     pub unpadded_bytes: i64,
     /// The arrays with the most padding, worst first.
     pub worst_padding: Vec<PaddingOffender>,
+    /// What the assigned layouts cost (`cost::module_cost`).
+    pub cost: super::ModuleCost,
+    /// What the rule before choosing costs on the same module ([`super::Policy::Descending`]),
+    /// when the caller asked for the comparison.
+    pub descending_cost: Option<super::ModuleCost>,
+    /// The padded bytes of the input's buffers, each at its own cheapest candidate layout
+    /// with no copy: a lower bound (`cost::padding_bound`).
+    pub bound_padded_bytes: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

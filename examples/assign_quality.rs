@@ -1,0 +1,358 @@
+//! How good `assign`'s layout choices are, in the two measures issue 28 names:
+//!
+//! - `padding FILE|DIR...`: for modules with the layouts a user gives (JAX's pre-optimization
+//!   dumps), the padded bytes of the laid-out rank >= 2 results as a multiple of their logical
+//!   bytes, and the bytes copies move, with the entry layouts given and with `auto`;
+//! - `agreement FILE|DIR...`: for modules whose layouts XLA's TPU compiler chose, every
+//!   instruction's layouts are erased (all but the entry's, then all of them with `auto`),
+//!   `assign` runs, and each array's minor_to_major and tiles are compared with XLA's.
+//!
+//! ```text
+//! cargo run --release --example assign_quality -- padding ../shared/corpus/jax
+//! cargo run --release --example assign_quality -- agreement ../shared/corpus/tpu-real
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts, Policy};
+use hlo_layout::ir::{ArrayShape, Module, PhysicalLayout, Shape, Target};
+
+fn files(arguments: &[String]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for argument in arguments {
+        let path = Path::new(argument);
+        if path.is_dir() {
+            let mut stack = vec![path.to_path_buf()];
+            while let Some(dir) = stack.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|e| e == "hlo") {
+                        found.push(path);
+                    }
+                }
+            }
+        } else {
+            found.push(path.to_path_buf());
+        }
+    }
+    found.sort();
+    found
+}
+
+fn parse(path: &Path) -> Option<Module> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let module = hlo_layout::parse_module(&text).ok()?;
+    hlo_layout::verify::verify(&module, &Default::default()).ok()?;
+    Some(module)
+}
+
+/// Padded and logical bytes of the rank >= 2 arrays that instructions define.
+fn rank2_bytes(module: &Module) -> (i64, i64) {
+    let (mut padded, mut logical) = (0i64, 0i64);
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !hlo_layout::assign::cost::defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves() {
+                if array.rank() < 2 {
+                    continue;
+                }
+                if let Ok(memory) = PhysicalLayout::new(array) {
+                    padded += memory.bytes();
+                    logical += memory.unpadded_bytes();
+                }
+            }
+        }
+    }
+    (padded, logical)
+}
+
+/// The padded bytes of the rank >= 2 buffers, each at its own cheapest layout.
+fn rank2_bound(module: &Module, target: &Target) -> i64 {
+    use hlo_layout::assign::cost;
+    let mut total = 0;
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !cost::defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves().filter(|a| a.rank() >= 2) {
+                let best = cost::best_minor_to_major(array, target);
+                total += cost::array_bytes(&cost::laid_out(array, best, target)).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn options(entry_layouts: EntryLayouts, policy: Policy) -> AssignOptions {
+    AssignOptions {
+        entry_layouts,
+        policy,
+    }
+}
+
+fn padding(paths: &[PathBuf], target: &Target) {
+    println!(
+        "{:<40} {:>9} {:>9} {:>9} {:>9} | {:>12} {:>12}",
+        "module", "before", "given", "auto", "bound", "moved before", "moved given"
+    );
+    let mut totals = [0i64; 8];
+    for path in paths {
+        let Some(module) = parse(path) else {
+            println!("{:<40} does not parse or verify", path.display());
+            continue;
+        };
+        let mut row = [0i64; 8];
+        let runs = [
+            (EntryLayouts::Given, Policy::Descending),
+            (EntryLayouts::Given, Policy::MinimizeCost),
+            (EntryLayouts::Auto, Policy::MinimizeCost),
+        ];
+        let bound = rank2_bound(&module, target);
+        for (k, (entry, policy)) in runs.into_iter().enumerate() {
+            let mut assigned = module.clone();
+            let Ok(report) = assign_layouts_with(&mut assigned, target, &options(entry, policy))
+            else {
+                println!("{:<40} assign fails", path.display());
+                continue;
+            };
+            let (padded, logical) = rank2_bytes(&assigned);
+            row[2 * k] = padded;
+            row[2 * k + 1] = logical;
+            if k < 2 {
+                row[6 + k] = report.cost.moved_bytes;
+            }
+        }
+        let ratio = |a: i64, b: i64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+        println!(
+            "{:<40} {:>8.2}x {:>8.2}x {:>8.2}x {:>8.2}x | {:>12} {:>12}",
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into()),
+            ratio(row[0], row[1]),
+            ratio(row[2], row[3]),
+            ratio(row[4], row[5]),
+            ratio(bound, row[1]),
+            row[6],
+            row[7]
+        );
+        for (t, r) in totals.iter_mut().zip(row) {
+            *t += r;
+        }
+        totals[5] += 0;
+    }
+    let ratio = |a: i64, b: i64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+    println!(
+        "{:<40} {:>8.2}x {:>8.2}x {:>8.2}x {:>9} | {:>12} {:>12}",
+        "all",
+        ratio(totals[0], totals[1]),
+        ratio(totals[2], totals[3]),
+        ratio(totals[4], totals[5]),
+        "",
+        totals[6],
+        totals[7]
+    );
+}
+
+/// minor_to_major and tiles, the parts of a layout that layout assignment chooses (memory
+/// spaces come later, from memory-space assignment).
+fn chosen(array: &ArrayShape) -> (Vec<i64>, String) {
+    let layout = array.layout_or_default();
+    let tiles: Vec<String> = layout.tiles.iter().map(|t| format!("{t:?}")).collect();
+    (layout.minor_to_major.clone(), tiles.join(""))
+}
+
+fn erase(shape: &Shape) -> Shape {
+    match shape {
+        Shape::Array(array) => Shape::Array(ArrayShape {
+            layout: None,
+            ..array.clone()
+        }),
+        Shape::Tuple(elements) => Shape::Tuple(elements.iter().map(erase).collect()),
+        other => other.clone(),
+    }
+}
+
+type Layouts = BTreeMap<(String, String), Vec<(usize, (Vec<i64>, String))>>;
+
+fn layouts(module: &Module) -> Layouts {
+    let mut out = Layouts::new();
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            let arrays = instruction
+                .shape
+                .leaves()
+                .map(|a| (a.rank(), chosen(a)))
+                .collect();
+            out.insert(
+                (computation.name.clone(), instruction.name.to_string()),
+                arrays,
+            );
+        }
+    }
+    out
+}
+
+/// Whether `SOURCES.tsv` beside the file (or its folder's parent) says XLA's TPU compiler
+/// laid the module out (`real`, `real-in-test`), not a person (`test`). Files without an
+/// entry count.
+fn laid_out_by_xla(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    for dir in path.ancestors().skip(1).take(2) {
+        let Ok(sources) = std::fs::read_to_string(dir.join("SOURCES.tsv")) else {
+            continue;
+        };
+        for line in sources.lines() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            if fields.first().is_some_and(|f| f.ends_with(&name)) {
+                return fields.get(4).is_some_and(|kind| kind.starts_with("real"));
+            }
+        }
+    }
+    true
+}
+
+fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
+    println!(
+        "{:<60} {:>6} {:>14} {:>14} {:>14}",
+        "module", "arrays", "before", "given", "all erased+auto"
+    );
+    let mut totals = [0usize; 4];
+    let mut rank2 = [0usize; 4];
+    for path in paths {
+        if !laid_out_by_xla(path) {
+            continue;
+        }
+        let Some(original) = parse(path) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // Dumps of TPUs before v4 double the scalar tiles (`s32[]{:T(256)}`).
+        let older = ["s32[]{:T(256)", "f32[]{:T(256)", "u32[]{:T(256)"]
+            .iter()
+            .any(|tile| text.contains(tile));
+        let target = &if older {
+            Target::from_name("tpu-v3").unwrap_or_else(Target::default_tpu)
+        } else {
+            target.clone()
+        };
+        let xla = layouts(&original);
+        let mut erased = original.clone();
+        for computation in &mut erased.computations {
+            for id in computation.order().to_vec() {
+                let shape = erase(&computation.instruction(id).shape);
+                computation.instruction_mut(id).shape = Arc::new(shape);
+            }
+        }
+        let mut all_erased = erased.clone();
+        all_erased
+            .attributes
+            .retain(|a| &*a.name != "entry_computation_layout");
+        let runs = [
+            (&erased, EntryLayouts::Given, Policy::Descending),
+            (&erased, EntryLayouts::Given, Policy::MinimizeCost),
+            (&all_erased, EntryLayouts::Auto, Policy::MinimizeCost),
+        ];
+        let mut row = [0usize; 4];
+        let mut row2 = [0usize; 4];
+        let mut failed = false;
+        for (k, (module, entry, policy)) in runs.into_iter().enumerate() {
+            let mut assigned = module.clone();
+            if assign_layouts_with(&mut assigned, target, &options(entry, policy)).is_err() {
+                failed = true;
+                continue;
+            }
+            let ours = layouts(&assigned);
+            for (key, theirs) in &xla {
+                let Some(mine) = ours.get(key) else { continue };
+                // Only arrays XLA's TPU compiler laid out (tiled) are compared.
+                for ((rank, a), (_, b)) in theirs
+                    .iter()
+                    .zip(mine)
+                    .filter(|((_, a), _)| !a.1.is_empty())
+                {
+                    if k == 0 {
+                        row[0] += 1;
+                        if *rank >= 2 {
+                            row2[0] += 1;
+                        }
+                    }
+                    if a == b {
+                        row[k + 1] += 1;
+                        if *rank >= 2 {
+                            row2[k + 1] += 1;
+                        }
+                    } else if verbose && k == 1 {
+                        println!("  {}/{}: xla {:?} ours {:?}", key.0, key.1, a, b);
+                    }
+                }
+            }
+        }
+        let percent = |a: usize| 100.0 * a as f64 / row[0].max(1) as f64;
+        println!(
+            "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%{}",
+            path.display()
+                .to_string()
+                .rsplit('/')
+                .take(2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("/"),
+            row[0],
+            percent(row[1]),
+            percent(row[2]),
+            percent(row[3]),
+            if failed { " (an assign failed)" } else { "" }
+        );
+        for (t, r) in totals.iter_mut().zip(row) {
+            *t += r;
+        }
+        for (t, r) in rank2.iter_mut().zip(row2) {
+            *t += r;
+        }
+    }
+    let percent = |a: usize, n: usize| 100.0 * a as f64 / n.max(1) as f64;
+    println!(
+        "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%",
+        "all arrays",
+        totals[0],
+        percent(totals[1], totals[0]),
+        percent(totals[2], totals[0]),
+        percent(totals[3], totals[0])
+    );
+    println!(
+        "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%",
+        "rank >= 2 arrays",
+        rank2[0],
+        percent(rank2[1], rank2[0]),
+        percent(rank2[2], rank2[0]),
+        percent(rank2[3], rank2[0])
+    );
+}
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let target = Target::default_tpu();
+    match arguments.split_first() {
+        Some((mode, rest)) if mode == "padding" => padding(&files(rest), &target),
+        Some((mode, rest)) if mode == "agreement" => agreement(&files(rest), &target, false),
+        Some((mode, rest)) if mode == "agreement-verbose" => agreement(&files(rest), &target, true),
+        _ => eprintln!("usage: assign_quality padding|agreement FILE|DIR..."),
+    }
+}

@@ -1,0 +1,438 @@
+//! Choosing minor_to_major: the arrays of a computation that the pass is free to lay out
+//! are joined into groups that must share one layout (an op that cannot change layout and
+//! its operands of equal rank, as XLA's `InstructionCanChangeLayout` says), and each group
+//! takes the candidate ([`cost::candidates`]) that costs least in the model of
+//! [`super::cost`]: the padded bytes of its arrays, plus what every conversion, relayouting
+//! reshape or transpose, and copy for a consumer's preferred operand layout would move
+//! between the group and the arrays whose layouts are already known.
+//!
+//! A group is decided when assignment reaches its first instruction, so every array above it
+//! has its final layout, and the operands of its later instructions that are laid out later
+//! count when their own group is decided (each relation is counted once, by the group
+//! decided second). Each group is priced once per candidate over its own instructions and
+//! their relations, so choosing is linear in the computation for a bounded rank.
+//!
+//! Given layouts are constraints of the highest priority, as in XLA: an entry parameter's
+//! layout is fixed (unless entry layouts are `auto`), and a group joined to it pays for a
+//! copy of it in every candidate but its own layout. A small parameter copied once is
+//! cheaper than padding a chain of large arrays computed from it, and then the group moves.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::cost::{self, OperandPreference};
+use super::Assigner;
+use crate::ir::module::{Computation, InstrId};
+use crate::ir::opcode::Opcode;
+use crate::ir::shape::{ArrayShape, Shape};
+
+/// The groups of one computation and what has been decided for them.
+pub(super) struct Groups {
+    position: FxHashMap<InstrId, usize>,
+    order: Vec<InstrId>,
+    /// Union-find parents, by position; `usize::MAX` for an instruction that is not free.
+    parent: Vec<usize>,
+    /// The members of each group, by the position of its representative.
+    members: FxHashMap<usize, Vec<usize>>,
+    /// The minor_to_major chosen for each group decided, by representative.
+    decided: FxHashMap<usize, Vec<i64>>,
+    /// What the computation's root will be converted to, if anything (a given entry result,
+    /// a while body's parameter).
+    wanted_root: Option<Arc<Shape>>,
+}
+
+const NOT_FREE: usize = usize::MAX;
+
+/// Whether the pass chooses the minor_to_major of `id`'s result: a static array of rank 2 or
+/// more that is not a parameter (unless `free_parameters`) and whose layout is not taken from
+/// elsewhere (tuples, calls, loops, custom calls, asynchronous ops).
+fn is_free(computation: &Computation, id: InstrId, free_parameters: bool) -> bool {
+    let instruction = computation.instruction(id);
+    let Some(array) = instruction.shape.as_array() else {
+        return false;
+    };
+    if array.rank() < 2 || array.extents().is_none() {
+        return false;
+    }
+    match instruction.opcode {
+        Opcode::Parameter => free_parameters,
+        Opcode::Tuple
+        | Opcode::GetTupleElement
+        | Opcode::Call
+        | Opcode::Fusion
+        | Opcode::While
+        | Opcode::Conditional
+        | Opcode::CustomCall
+        | Opcode::Bitcast => false,
+        ref op => !op.name().starts_with("async-"),
+    }
+}
+
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+impl Groups {
+    /// The groups of `computation` as it is when assignment enters it.
+    pub(super) fn new(
+        computation: &Computation,
+        free_parameters: bool,
+        wanted_root: Option<Arc<Shape>>,
+    ) -> Groups {
+        let order = computation.order().to_vec();
+        let position: FxHashMap<InstrId, usize> =
+            order.iter().enumerate().map(|(p, &id)| (id, p)).collect();
+        let mut parent: Vec<usize> = order
+            .iter()
+            .enumerate()
+            .map(|(p, &id)| {
+                if is_free(computation, id, free_parameters) {
+                    p
+                } else {
+                    NOT_FREE
+                }
+            })
+            .collect();
+        for (p, &id) in order.iter().enumerate() {
+            let instruction = computation.instruction(id);
+            if parent[p] == NOT_FREE || !instruction.opcode.keeps_layout() {
+                continue;
+            }
+            let rank = instruction.shape.as_array().map_or(0, ArrayShape::rank);
+            for operand in computation.operands(id) {
+                let Some(&q) = position.get(&operand) else {
+                    continue;
+                };
+                let same_rank = computation
+                    .instruction(operand)
+                    .shape
+                    .as_array()
+                    .is_some_and(|a| a.rank() == rank);
+                if parent[q] != NOT_FREE && same_rank {
+                    let (a, b) = (find(&mut parent, p), find(&mut parent, q));
+                    if a != b {
+                        // The earlier instruction represents the group.
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+            }
+        }
+        let mut members: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        for p in 0..order.len() {
+            if parent[p] != NOT_FREE {
+                let root = find(&mut parent, p);
+                members.entry(root).or_default().push(p);
+            }
+        }
+        Groups {
+            position,
+            order,
+            parent,
+            members,
+            decided: FxHashMap::default(),
+            wanted_root,
+        }
+    }
+
+    fn group_of(&mut self, id: InstrId) -> Option<usize> {
+        let &p = self.position.get(&id)?;
+        (self.parent[p] != NOT_FREE).then(|| find(&mut self.parent, p))
+    }
+}
+
+/// One side of a relation: a layout already known, or the layout a candidate gives a
+/// member's array.
+enum Side {
+    Known(Arc<Shape>),
+    Candidate(Arc<Shape>),
+}
+
+/// What a group's choice is charged for, besides its arrays' padding.
+enum Charge {
+    /// The padded bytes of a member's array.
+    Own(Arc<Shape>),
+    /// Data moved from one side to the other unless it is a bitcast (`Some` permutation for
+    /// a transpose, `None` for a reshape or a conversion between equal dims).
+    Move {
+        from: Side,
+        to: Side,
+        permutation: Option<Vec<i64>>,
+    },
+    /// A copy to the layout a consumer prefers, unless the candidate holds it.
+    Preference {
+        member: Arc<Shape>,
+        preference: OperandPreference,
+    },
+}
+
+impl Assigner<'_> {
+    /// The minor_to_major chosen for `id`, deciding its group if it is the group's first
+    /// instruction reached; `None` when the pass does not choose it.
+    pub(super) fn chosen(
+        &mut self,
+        groups: &mut Groups,
+        computation: &Computation,
+        id: InstrId,
+    ) -> Option<Vec<i64>> {
+        let group = groups.group_of(id)?;
+        if let Some(chosen) = groups.decided.get(&group) {
+            return Some(chosen.clone());
+        }
+        let chosen = self.decide(groups, computation, group, id)?;
+        groups.decided.insert(group, chosen.clone());
+        Some(chosen)
+    }
+
+    /// The known layout of `id` while group decisions are made at `reached`: its own shape
+    /// if assignment has passed it, the laid-out shape if its group is decided, else none.
+    fn known_layout(
+        &mut self,
+        groups: &mut Groups,
+        computation: &Computation,
+        id: InstrId,
+        reached: usize,
+    ) -> Option<Arc<Shape>> {
+        let shape = Arc::clone(&computation.instruction(id).shape);
+        let Some(&p) = groups.position.get(&id) else {
+            // Added by the pass (a conversion): laid out already.
+            return Some(shape);
+        };
+        if p < reached {
+            return Some(shape);
+        }
+        if groups.parent[p] == NOT_FREE {
+            // Parameters are laid out on entry; other instructions below are not yet.
+            let parameter = computation.instruction(id).opcode == Opcode::Parameter;
+            return parameter.then_some(shape);
+        }
+        let group = groups.group_of(id)?;
+        let chosen = groups.decided.get(&group)?.clone();
+        Some(self.laid(&shape, chosen))
+    }
+
+    /// `source` laid out with `minor_to_major` and the target's tiles, shared.
+    fn laid(&mut self, source: &Arc<Shape>, minor_to_major: Vec<i64>) -> Arc<Shape> {
+        let rank = minor_to_major.len();
+        self.derive(
+            source,
+            super::Derivation::Leader {
+                rank,
+                minor_to_major,
+            },
+        )
+    }
+
+    fn bytes(&mut self, shape: &Arc<Shape>) -> i64 {
+        let key = Arc::as_ptr(shape) as usize;
+        if let Some((_, bytes)) = self.sizes.get(&key) {
+            return *bytes;
+        }
+        let bytes = shape.as_array().and_then(cost::array_bytes).unwrap_or(0);
+        self.sizes.insert(key, (Arc::clone(shape), bytes));
+        bytes
+    }
+
+    fn moved(&mut self, from: &Arc<Shape>, to: &Arc<Shape>, permutation: Option<Vec<i64>>) -> i64 {
+        let same = permutation.is_none() && (Arc::ptr_eq(from, to) || from == to);
+        if same || self.is_bitcast_between(from, to, permutation) {
+            return 0;
+        }
+        self.bytes(from).saturating_add(self.bytes(to))
+    }
+
+    /// Chooses the layout of `group`, reached at its first instruction `first`.
+    fn decide(
+        &mut self,
+        groups: &mut Groups,
+        computation: &Computation,
+        group: usize,
+        first: InstrId,
+    ) -> Option<Vec<i64>> {
+        let members = groups.members.get(&group)?.clone();
+        let reached = *groups.position.get(&first)?;
+        let first_array = computation.instruction(first).shape.as_array()?.clone();
+        let mut candidates: Vec<Vec<i64>> = Vec::new();
+        let mut charges: Vec<Charge> = Vec::new();
+        let root = computation.root();
+        let mut converted: rustc_hash::FxHashSet<InstrId> = Default::default();
+        for &p in &members {
+            let id = groups.order[p];
+            let instruction = computation.instruction(id);
+            let shape = Arc::clone(&instruction.shape);
+            let opcode = instruction.opcode.clone();
+            let permutation = instruction.int_list_attribute("dimensions");
+            charges.push(Charge::Own(Arc::clone(&shape)));
+            // Operands whose layouts are known: conversions, reshapes and transposes.
+            for operand in computation.operands(id) {
+                if groups.group_of(operand) == Some(group) {
+                    continue;
+                }
+                let Some(known) = self.known_layout(groups, computation, operand, reached) else {
+                    continue;
+                };
+                let Some(known_array) = known.as_array() else {
+                    continue;
+                };
+                let relation = match &opcode {
+                    op if op.keeps_layout() && known_array.rank() == first_array.rank() => {
+                        candidates.push(known_array.layout_or_default().minor_to_major.clone());
+                        Some(None)
+                    }
+                    Opcode::Transpose => permutation.clone().map(|permutation| {
+                        let m2m: Option<Vec<i64>> = known_array
+                            .layout_or_default()
+                            .minor_to_major
+                            .iter()
+                            .map(|&d| permutation.iter().position(|&q| q == d).map(|i| i as i64))
+                            .collect();
+                        candidates.extend(m2m);
+                        Some(permutation)
+                    }),
+                    Opcode::Reshape => Some(None),
+                    _ => None,
+                };
+                if let Some(permutation) = relation {
+                    // One conversion of an operand serves all its users in the group.
+                    if opcode.keeps_layout() && !converted.insert(operand) {
+                        continue;
+                    }
+                    let to = if opcode.keeps_layout() {
+                        // The operand is converted to the group's layout, in its own dims.
+                        Side::Candidate(Arc::clone(&computation.instruction(operand).shape))
+                    } else {
+                        Side::Candidate(Arc::clone(&shape))
+                    };
+                    charges.push(Charge::Move {
+                        from: Side::Known(known),
+                        to,
+                        permutation,
+                    });
+                }
+            }
+            // Users already decided, and consumers with a preferred operand layout.
+            for (user, slot) in computation.users(id) {
+                let user_instruction = computation.instruction(user);
+                let rank = first_array.rank();
+                if let Some(preference) =
+                    cost::operand_preference(user_instruction, slot as usize, rank)
+                {
+                    if let Some(array) = shape.as_array() {
+                        candidates.push(preference.wanted_for(array));
+                    }
+                    charges.push(Charge::Preference {
+                        member: Arc::clone(&shape),
+                        preference,
+                    });
+                    continue;
+                }
+                let Some(user_group) = groups.group_of(user) else {
+                    continue;
+                };
+                if user_group == group {
+                    continue;
+                }
+                let Some(user_m2m) = groups.decided.get(&user_group).cloned() else {
+                    continue;
+                };
+                let user_shape = Arc::clone(&user_instruction.shape);
+                let charge = match &user_instruction.opcode {
+                    op if op.keeps_layout() => Some((self.laid(&shape, user_m2m), None)),
+                    Opcode::Transpose => user_instruction
+                        .int_list_attribute("dimensions")
+                        .map(|permutation| (self.laid(&user_shape, user_m2m), Some(permutation))),
+                    Opcode::Reshape => Some((self.laid(&user_shape, user_m2m), None)),
+                    _ => None,
+                };
+                if let Some((known, permutation)) = charge {
+                    charges.push(Charge::Move {
+                        from: Side::Candidate(Arc::clone(&shape)),
+                        to: Side::Known(known),
+                        permutation,
+                    });
+                }
+            }
+            // The root, or an element of a root tuple, is converted to what the computation
+            // must return.
+            let wanted = match (&groups.wanted_root, root) {
+                (Some(wanted), Some(root)) if root == id => Some(Arc::clone(wanted)),
+                (Some(wanted), Some(root))
+                    if computation.instruction(root).opcode == Opcode::Tuple =>
+                {
+                    let slots = computation.operands(root);
+                    match (&**wanted, slots.iter().position(|&o| o == id)) {
+                        (Shape::Tuple(elements), Some(slot)) => {
+                            elements.get(slot).cloned().map(|e| self.shared(e))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(wanted) = wanted {
+                if let Some(array) = wanted.as_array() {
+                    candidates.push(array.layout_or_default().minor_to_major.clone());
+                    charges.push(Charge::Move {
+                        from: Side::Candidate(Arc::clone(&shape)),
+                        to: Side::Known(wanted),
+                        permutation: None,
+                    });
+                }
+            }
+        }
+        candidates.extend(cost::candidates(&first_array));
+        let rank = first_array.rank();
+        let mut best: Option<(i64, Vec<i64>)> = None;
+        let mut tried: Vec<Vec<i64>> = Vec::new();
+        for candidate in candidates {
+            if candidate.len() != rank || tried.contains(&candidate) {
+                continue;
+            }
+            tried.push(candidate.clone());
+            let mut total = 0i64;
+            for charge in &charges {
+                let price = match charge {
+                    Charge::Own(shape) => {
+                        let laid = self.laid(shape, candidate.clone());
+                        self.bytes(&laid)
+                    }
+                    Charge::Move {
+                        from,
+                        to,
+                        permutation,
+                    } => {
+                        let mut resolve = |side: &Side| match side {
+                            Side::Known(shape) => Arc::clone(shape),
+                            Side::Candidate(source) => self.laid(source, candidate.clone()),
+                        };
+                        let (from, to) = (resolve(from), resolve(to));
+                        self.moved(&from, &to, permutation.clone())
+                    }
+                    Charge::Preference { member, preference } => {
+                        let laid = self.laid(member, candidate.clone());
+                        match laid.as_array() {
+                            Some(array) if !preference.holds(array) => {
+                                let wanted = preference.wanted_for(array);
+                                let copied = self.laid(member, wanted);
+                                self.moved(&laid, &copied, None)
+                            }
+                            _ => 0,
+                        }
+                    }
+                };
+                total = total.saturating_add(price);
+                if best.as_ref().is_some_and(|(b, _)| total >= *b) {
+                    break;
+                }
+            }
+            if best.as_ref().is_none_or(|(b, _)| total < *b) {
+                best = Some((total, candidate));
+            }
+        }
+        best.map(|(_, m2m)| m2m)
+    }
+}

@@ -1,0 +1,358 @@
+//! The cost model layout assignment minimizes, public so that a user can price a layout or
+//! a whole module the way the pass does.
+//!
+//! - An array costs its padded bytes under its layout, exactly as [`PhysicalLayout::bytes`]
+//!   counts them (every tile, sub-byte packing, `E(n)`, `L(n)`).
+//! - A relayout (a `copy`, or a `reshape` or `transpose` that is no bitcast) costs the bytes it
+//!   moves: it reads its operand and writes its result, padding included.
+//! - A module costs the padded bytes of every buffer its instructions define plus the bytes
+//!   its relayouts move ([`module_cost`]).
+//! - Some consumers read an operand in a layout of their own ([`OperandPreference`]); an
+//!   operand in another layout is copied first, which costs what that copy moves.
+//!
+//! Only the two most-minor physical dims decide how a TPU tile pads an array, so the
+//! candidates for an array's minor_to_major ([`candidates`]) are: the descending layout with
+//! size-1 dims moved most-major (the pass's rule before it chose), then each choice of the
+//! minor and second-minor dims with the other dims kept descending, size-1 dims most-major.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::ir::attrs::ConvDimensionNumbers;
+use crate::ir::module::{Computation, Instruction, Module};
+use crate::ir::opcode::Opcode;
+use crate::ir::shape::ArrayShape;
+use crate::ir::{PhysicalLayout, Target};
+
+/// What a module's layouts cost, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ModuleCost {
+    /// Every buffer instructions define, padding included.
+    pub padded_bytes: i64,
+    /// The same buffers without padding.
+    pub unpadded_bytes: i64,
+    /// What copies, and reshapes and transposes that are not bitcasts, read and write.
+    pub moved_bytes: i64,
+}
+
+impl ModuleCost {
+    /// The quantity layout assignment minimizes: padded bytes plus bytes moved.
+    pub fn total(&self) -> i64 {
+        self.padded_bytes.saturating_add(self.moved_bytes)
+    }
+}
+
+/// Padded bytes of `array` under its own layout; `None` for an array with an unbounded dim
+/// or a layout that does not fit it.
+pub fn array_bytes(array: &ArrayShape) -> Option<i64> {
+    PhysicalLayout::new(array).ok().map(|memory| memory.bytes())
+}
+
+/// What a relayout from `from` to `to` moves: both arrays, padding included.
+pub fn relayout_bytes(from: &ArrayShape, to: &ArrayShape) -> i64 {
+    array_bytes(from)
+        .unwrap_or(0)
+        .saturating_add(array_bytes(to).unwrap_or(0))
+}
+
+/// `array` with `minor_to_major` and the target's tiles for it; other layout attributes
+/// (memory space, ...) are kept.
+pub fn laid_out(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) -> ArrayShape {
+    let mut layout = array.layout.clone().unwrap_or_default();
+    layout.minor_to_major = minor_to_major;
+    layout.tiles.clear();
+    layout.element_size_in_bits = 0;
+    target.tile(ArrayShape {
+        element_type: array.element_type,
+        dims: array.dims.clone(),
+        layout: Some(layout),
+    })
+}
+
+/// The descending minor_to_major with size-1 dims moved most-major: a degenerate dim in a
+/// tiled position pads to a whole tile, and moved major it costs nothing.
+pub fn descending_minor_to_major(array: &ArrayShape) -> Vec<i64> {
+    let rank = array.rank() as i64;
+    let unit = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent()) == Some(1);
+    let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| !unit(d)).collect();
+    minor_to_major.extend((0..rank).rev().filter(|&d| unit(d)));
+    minor_to_major
+}
+
+/// The minor_to_majors worth considering for `array`, the descending one first: every
+/// choice of minor and second-minor dim, the others descending with size-1 dims most-major.
+/// Rank 0 and 1 have one layout. Rank r gives at most r(r-1) + 1 candidates.
+pub fn candidates(array: &ArrayShape) -> Vec<Vec<i64>> {
+    let descending = descending_minor_to_major(array);
+    let mut out = vec![descending.clone()];
+    if array.rank() < 2 {
+        return out;
+    }
+    for &minor in &descending {
+        for &second in &descending {
+            if minor == second {
+                continue;
+            }
+            let mut minor_to_major = vec![minor, second];
+            minor_to_major.extend(descending.iter().filter(|&&d| d != minor && d != second));
+            if !out.contains(&minor_to_major) {
+                out.push(minor_to_major);
+            }
+        }
+    }
+    out
+}
+
+/// The candidate with the fewest padded bytes under `target`, the earliest on ties (so the
+/// descending layout whenever nothing pads less).
+pub fn best_minor_to_major(array: &ArrayShape, target: &Target) -> Vec<i64> {
+    let mut best: Option<(i64, Vec<i64>)> = None;
+    for candidate in candidates(array) {
+        let bytes = array_bytes(&laid_out(array, candidate.clone(), target)).unwrap_or(i64::MAX);
+        if best.as_ref().is_none_or(|(b, _)| bytes < *b) {
+            best = Some((bytes, candidate));
+        }
+    }
+    best.map_or_else(|| descending_minor_to_major(array), |(_, m)| m)
+}
+
+/// A layout a consumer needs of one operand: the named dims (ignoring size-1 dims, which
+/// any order holds) must be the most-minor physical dims, in any order among themselves.
+///
+/// - `dot`: an operand's non-batch dims (contracting and free) minor, batch dims major, so
+///   that every batch element is a whole number of matrix tiles for the matrix unit. XLA's
+///   GPU layout assignment states the same rule for its matmuls (batch dims major, row and
+///   column dims minor and consecutive, `gpu_layout_assignment.cc`); XLA's TPU backend is
+///   not public, and real TPU dumps agree (`[B,S,H,D]` attention operands laid out
+///   `{3,1,2,0}`, batch `B,H` major).
+/// - `convolution`: the input's batch and feature dims minor, the kernel's input and output
+///   feature dims minor, spatial dims major, as real TPU convolution programs lay them out
+///   (`bf16[14,40,100,128]{3,0,2,1}`, `f32[128,256,896,18]{0,3,2,1}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandPreference {
+    pub minor_dims: Vec<i64>,
+}
+
+impl OperandPreference {
+    /// Whether `array`'s layout already holds the preference.
+    pub fn holds(&self, array: &ArrayShape) -> bool {
+        self.holds_for(array, &array.layout_or_default().minor_to_major)
+    }
+
+    /// Whether `minor_to_major` holds the preference for an array of `array`'s dims.
+    pub fn holds_for(&self, array: &ArrayShape, minor_to_major: &[i64]) -> bool {
+        let unit = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent()) == Some(1);
+        let mut seen_major = false;
+        for &d in minor_to_major.iter().filter(|&&d| !unit(d)) {
+            if self.minor_dims.contains(&d) {
+                if seen_major {
+                    return false;
+                }
+            } else {
+                seen_major = true;
+            }
+        }
+        true
+    }
+
+    /// The layout to copy `array` to when its own does not hold the preference: its
+    /// minor_to_major with the named dims moved minor, each part in its order. A descending
+    /// `[B,S,H,D]` attention operand with batch dims `B,H` becomes `{3,1,2,0}`, as XLA lays
+    /// it out.
+    pub fn wanted_for(&self, array: &ArrayShape) -> Vec<i64> {
+        let (mut minor, major): (Vec<i64>, Vec<i64>) = array
+            .layout_or_default()
+            .minor_to_major
+            .iter()
+            .copied()
+            .partition(|d| self.minor_dims.contains(d));
+        minor.extend(major);
+        minor
+    }
+}
+
+/// The layout `user` needs of its operand in `slot` (of rank `rank`), if it needs one.
+pub fn operand_preference(
+    user: &Instruction,
+    slot: usize,
+    rank: usize,
+) -> Option<OperandPreference> {
+    let all = |excluded: &[i64]| -> Vec<i64> {
+        (0..rank as i64).filter(|d| !excluded.contains(d)).collect()
+    };
+    let minor_dims = match user.opcode {
+        Opcode::Dot => {
+            let batch = match slot {
+                0 => user.int_list_attribute("lhs_batch_dims"),
+                1 => user.int_list_attribute("rhs_batch_dims"),
+                _ => return None,
+            }
+            .unwrap_or_default();
+            all(&batch)
+        }
+        Opcode::Convolution => {
+            let labels = ConvDimensionNumbers::parse(user.attribute("dim_labels")?).ok()?;
+            match slot {
+                0 => vec![labels.input_batch_dimension, labels.input_feature_dimension],
+                1 => vec![
+                    labels.kernel_input_feature_dimension,
+                    labels.kernel_output_feature_dimension,
+                ],
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims })
+}
+
+/// Whether `instruction` defines a buffer of its own rather than naming another's: tuples,
+/// get-tuple-elements, bitcasts and the parameters of called computations alias buffers
+/// defined elsewhere.
+pub fn defines_buffer(computation: &Computation, instruction: &Instruction) -> bool {
+    let callee_parameter = !computation.is_entry && instruction.opcode == Opcode::Parameter;
+    !callee_parameter
+        && !matches!(
+            instruction.opcode,
+            Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
+        )
+}
+
+/// What `module`'s layouts cost as it stands.
+pub fn module_cost(module: &Module) -> ModuleCost {
+    let mut cost = ModuleCost::default();
+    let mut sizes: FxHashMap<*const ArrayShape, Option<(i64, i64)>> = FxHashMap::default();
+    let mut size = |array: &ArrayShape| {
+        *sizes.entry(array as *const ArrayShape).or_insert_with(|| {
+            PhysicalLayout::new(array)
+                .ok()
+                .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
+        })
+    };
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if defines_buffer(computation, instruction) {
+                for array in instruction.shape.leaves() {
+                    if let Some((padded, unpadded)) = size(array) {
+                        cost.padded_bytes = cost.padded_bytes.saturating_add(padded);
+                        cost.unpadded_bytes = cost.unpadded_bytes.saturating_add(unpadded);
+                    }
+                }
+            }
+            if matches!(
+                instruction.opcode,
+                Opcode::Copy | Opcode::Reshape | Opcode::Transpose
+            ) {
+                let operand = computation.operands(id).first().copied();
+                let read = operand.and_then(|o| {
+                    computation
+                        .instruction(o)
+                        .shape
+                        .as_array()
+                        .and_then(&mut size)
+                });
+                let written = instruction.shape.as_array().and_then(&mut size);
+                let moved = read.map_or(0, |r| r.0) + written.map_or(0, |w| w.0);
+                cost.moved_bytes = cost.moved_bytes.saturating_add(moved);
+            }
+        }
+    }
+    cost
+}
+
+/// The padded bytes of `module`'s buffers if each had its own cheapest candidate layout and
+/// no copy were needed: a lower bound for any assignment of the same instructions.
+pub fn padding_bound(module: &Module, target: &Target) -> i64 {
+    let mut memo: FxHashMap<ArrayShape, i64> = FxHashMap::default();
+    let mut total = 0i64;
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves() {
+                let key = ArrayShape {
+                    layout: None,
+                    ..array.clone()
+                };
+                let bytes = *memo.entry(key).or_insert_with(|| {
+                    let best = best_minor_to_major(array, target);
+                    array_bytes(&laid_out(array, best, target)).unwrap_or(0)
+                });
+                total = total.saturating_add(bytes);
+            }
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(text: &str) -> ArrayShape {
+        crate::parse_array_shape(text).expect("a valid shape")
+    }
+
+    #[test]
+    fn candidates_start_descending_and_cover_every_minor_pair() {
+        let shape = array("f32[2,28,28,3]");
+        let all = candidates(&shape);
+        assert_eq!(all[0], vec![3, 2, 1, 0]);
+        // Twelve ordered pairs of minor and second-minor dims; (3, 2) is the descending one.
+        assert_eq!(all.len(), 12);
+        assert!(all.contains(&vec![2, 0, 3, 1]));
+    }
+
+    #[test]
+    fn best_layout_puts_the_long_dim_in_lanes() {
+        let target = Target::default_tpu();
+        assert_eq!(
+            best_minor_to_major(&array("f32[512,3]"), &target),
+            vec![0, 1]
+        );
+        assert_eq!(
+            best_minor_to_major(&array("f32[128,8]"), &target),
+            vec![0, 1]
+        );
+        assert_eq!(
+            best_minor_to_major(&array("f32[8,128]"), &target),
+            vec![1, 0]
+        );
+        // A size-1 dim goes most-major, not into the tiled pair.
+        assert_eq!(
+            best_minor_to_major(&array("bf16[128,4096,1]"), &target),
+            vec![1, 0, 2]
+        );
+        // 3 in the lanes pads 128/3; 28 in the lanes and 2 in the sublanes pads 128/28.
+        assert_eq!(
+            best_minor_to_major(&array("f32[2,28,28,3]"), &target),
+            vec![2, 0, 3, 1]
+        );
+    }
+
+    #[test]
+    fn dot_operands_want_batch_dims_major() {
+        let module = crate::parse_module(
+            "ENTRY e {\n a = f32[2,128,8,64]{3,2,1,0} parameter(0)\n b = f32[2,128,8,64]{3,2,1,0} parameter(1)\n ROOT d = f32[2,8,128,128]{3,2,1,0} dot(a, b), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}\n}\n",
+        )
+        .expect("parses");
+        let entry = module.entry();
+        let root = entry.instruction(entry.root().expect("a root"));
+        let preference = operand_preference(root, 0, 4).expect("a dot operand");
+        assert_eq!(preference.minor_dims, vec![1, 3]);
+        let a = array("f32[2,128,8,64]{3,2,1,0}");
+        assert!(!preference.holds(&a));
+        assert!(preference.holds_for(&a, &[3, 1, 2, 0]));
+        assert_eq!(preference.wanted_for(&a), vec![3, 1, 2, 0]);
+    }
+
+    #[test]
+    fn relayouts_cost_both_sides_padded() {
+        let from = array("f32[8,3]{1,0:T(8,128)}");
+        let to = array("f32[8,3]{0,1:T(4,128)}");
+        assert_eq!(relayout_bytes(&from, &to), 8 * 128 * 4 + 4 * 128 * 4);
+    }
+}
