@@ -288,3 +288,113 @@ fn in_place_computations_are_assigned_and_stay_in_place() {
     verify(&again, &options).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(hlo_layout::print::print_ir_module(&again), module);
 }
+
+/// The chosen layouts never cost more (`cost::module_cost`: padding plus bytes moved) than
+/// the rule before choosing, descending layouts, on random modules of elementwise chains,
+/// transposes, broadcasts, reshapes that add a size-1 dim, reductions and dots over small
+/// and lane-sized dims, with random given entry layouts.
+mod chosen_never_costs_more {
+    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts, Policy};
+    use hlo_layout::ir::Target;
+    use proptest::prelude::*;
+
+    /// A random module as text: `steps` picks ops over the values made so far.
+    fn module(dims: &[(i64, i64)], transposed: &[bool], steps: &[(u8, usize, usize)]) -> String {
+        let mut values: Vec<(String, Vec<i64>)> = Vec::new();
+        let mut lines = Vec::new();
+        let mut parameters = Vec::new();
+        for (i, (&(a, b), &t)) in dims.iter().zip(transposed).enumerate() {
+            let layout = if t { "{0,1}" } else { "{1,0}" };
+            lines.push(format!("  p{i} = f32[{a},{b}]{layout} parameter({i})"));
+            parameters.push(format!("f32[{a},{b}]{layout}"));
+            values.push((format!("p{i}"), vec![a, b]));
+        }
+        let shape = |d: &[i64]| {
+            let dims: Vec<String> = d.iter().map(i64::to_string).collect();
+            let m2m: Vec<String> = (0..d.len()).rev().map(|i| i.to_string()).collect();
+            format!("f32[{}]{{{}}}", dims.join(","), m2m.join(","))
+        };
+        for (n, &(op, x, y)) in steps.iter().enumerate() {
+            let (xn, xd) = values[x % values.len()].clone();
+            let (yn, yd) = values[y % values.len()].clone();
+            let name = format!("v{n}");
+            let (text, dims) = match op % 7 {
+                0 => (format!("exponential({xn})"), xd.clone()),
+                1 if xd == yd => (format!("add({xn}, {yn})"), xd.clone()),
+                1 => (format!("tanh({xn})"), xd.clone()),
+                2 if xd.len() == 2 => (
+                    format!("transpose({xn}), dimensions={{1,0}}"),
+                    vec![xd[1], xd[0]],
+                ),
+                2 | 3 if xd.len() == 2 => (format!("reshape({xn})"), vec![xd[0], xd[1], 1]),
+                3 | 4 if xd.len() == 3 && xd[2] == 1 => {
+                    (format!("reshape({xn})"), vec![xd[0], xd[1]])
+                }
+                4 if xd.len() == 2 => (
+                    format!("broadcast({xn}), dimensions={{0,1}}"),
+                    vec![xd[0], xd[1], 3],
+                ),
+                5 if xd.len() == 2 && yd.len() == 2 && xd[1] == yd[0] => (
+                    format!(
+                        "dot({xn}, {yn}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}"
+                    ),
+                    vec![xd[0], yd[1]],
+                ),
+                5 if xd.len() == 2 && yd.len() == 2 && xd[1] == yd[1] => (
+                    format!(
+                        "dot({xn}, {yn}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{1}}"
+                    ),
+                    vec![xd[0], yd[0]],
+                ),
+                _ => (format!("negate({xn})"), xd.clone()),
+            };
+            lines.push(format!("  {name} = {} {text}", shape(&dims)));
+            values.push((name, dims));
+        }
+        let (last, last_dims) = values[values.len() - 1].clone();
+        lines.push(format!("  ROOT r = {} negate({last})", shape(&last_dims)));
+        format!(
+            "HloModule random, entry_computation_layout={{({})->{}}}\n\nENTRY main {{\n{}\n}}\n",
+            parameters.join(", "),
+            shape(&last_dims),
+            lines.join("\n")
+        )
+    }
+
+    fn cost(text: &str, policy: Policy, entry_layouts: EntryLayouts) -> i64 {
+        let mut module = hlo_layout::parse_module(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let options = AssignOptions {
+            entry_layouts,
+            policy,
+        };
+        let report = assign_layouts_with(&mut module, &Target::default_tpu(), &options)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let sensitive = hlo_layout::verify::VerifyOptions {
+            layout_sensitive: true,
+        };
+        if let Err(errors) = hlo_layout::verify::verify(&module, &sensitive) {
+            panic!("{errors:?}\n{text}");
+        }
+        report.cost.total()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn on_random_modules(
+            dims in proptest::collection::vec(
+                (prop_oneof![Just(1i64), Just(3), Just(8), Just(32), Just(128), Just(300)],
+                 prop_oneof![Just(1i64), Just(3), Just(8), Just(32), Just(128), Just(300)]),
+                1..4),
+            transposed in proptest::collection::vec(any::<bool>(), 4),
+            steps in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 1..12),
+        ) {
+            let text = module(&dims, &transposed, &steps);
+            let descending = cost(&text, Policy::Descending, EntryLayouts::Given);
+            let chosen = cost(&text, Policy::MinimizeCost, EntryLayouts::Given);
+            prop_assert!(chosen <= descending, "chosen {chosen} > descending {descending}\n{text}");
+            let auto = cost(&text, Policy::MinimizeCost, EntryLayouts::Auto);
+            prop_assert!(auto <= chosen.max(descending), "auto {auto}\n{text}");
+        }
+    }
+}

@@ -157,11 +157,14 @@ enum Charge {
     /// The padded bytes of a member's array.
     Own(Arc<Shape>),
     /// Data moved from one side to the other unless it is a bitcast (`Some` permutation for
-    /// a transpose, `None` for a reshape or a conversion between equal dims).
+    /// a transpose, `None` for a reshape or a conversion between equal dims). When it moves,
+    /// `to` is a buffer of its own too: a copy the pass inserts, or a member reshape or
+    /// transpose whose own bytes count only when it is no bitcast (`to_is_buffer`).
     Move {
         from: Side,
         to: Side,
         permutation: Option<Vec<i64>>,
+        to_is_buffer: bool,
     },
     /// A copy to the layout a consumer prefers, unless the candidate holds it.
     Preference {
@@ -237,12 +240,24 @@ impl Assigner<'_> {
         bytes
     }
 
-    fn moved(&mut self, from: &Arc<Shape>, to: &Arc<Shape>, permutation: Option<Vec<i64>>) -> i64 {
+    /// What a relayout from `from` to `to` costs: nothing for a bitcast, else the bytes it
+    /// reads and writes, and the written buffer's bytes too when `to_is_buffer`.
+    fn moved(
+        &mut self,
+        from: &Arc<Shape>,
+        to: &Arc<Shape>,
+        permutation: Option<Vec<i64>>,
+        to_is_buffer: bool,
+    ) -> i64 {
         let same = permutation.is_none() && (Arc::ptr_eq(from, to) || from == to);
         if same || self.is_bitcast_between(from, to, permutation) {
             return 0;
         }
-        self.bytes(from).saturating_add(self.bytes(to))
+        let written = self.bytes(to);
+        let buffer = if to_is_buffer { written } else { 0 };
+        self.bytes(from)
+            .saturating_add(written)
+            .saturating_add(buffer)
     }
 
     /// Chooses the layout of `group`, reached at its first instruction `first`.
@@ -266,7 +281,10 @@ impl Assigner<'_> {
             let shape = Arc::clone(&instruction.shape);
             let opcode = instruction.opcode.clone();
             let permutation = instruction.int_list_attribute("dimensions");
-            charges.push(Charge::Own(Arc::clone(&shape)));
+            // A reshape or transpose from a known operand is a buffer only when it moves data
+            // (its relation below counts it); every other member is one.
+            let relayout = matches!(opcode, Opcode::Reshape | Opcode::Transpose);
+            let mut counted = false;
             // Operands whose layouts are known: conversions, reshapes and transposes.
             for operand in computation.operands(id) {
                 if groups.group_of(operand) == Some(group) {
@@ -307,12 +325,17 @@ impl Assigner<'_> {
                     } else {
                         Side::Candidate(Arc::clone(&shape))
                     };
+                    counted |= relayout;
                     charges.push(Charge::Move {
                         from: Side::Known(known),
                         to,
                         permutation,
+                        to_is_buffer: true,
                     });
                 }
+            }
+            if !counted {
+                charges.push(Charge::Own(Arc::clone(&shape)));
             }
             // Users already decided, and consumers with a preferred operand layout.
             for (user, slot) in computation.users(id) {
@@ -349,10 +372,14 @@ impl Assigner<'_> {
                     _ => None,
                 };
                 if let Some((known, permutation)) = charge {
+                    // A conversion the pass inserts is a copy (a new buffer); a user reshape or
+                    // transpose counted its own buffer when its group was decided.
+                    let to_is_buffer = user_instruction.opcode.keeps_layout();
                     charges.push(Charge::Move {
                         from: Side::Candidate(Arc::clone(&shape)),
                         to: Side::Known(known),
                         permutation,
+                        to_is_buffer,
                     });
                 }
             }
@@ -380,6 +407,7 @@ impl Assigner<'_> {
                         from: Side::Candidate(Arc::clone(&shape)),
                         to: Side::Known(wanted),
                         permutation: None,
+                        to_is_buffer: true,
                     });
                 }
             }
@@ -404,13 +432,14 @@ impl Assigner<'_> {
                         from,
                         to,
                         permutation,
+                        to_is_buffer,
                     } => {
                         let mut resolve = |side: &Side| match side {
                             Side::Known(shape) => Arc::clone(shape),
                             Side::Candidate(source) => self.laid(source, candidate.clone()),
                         };
                         let (from, to) = (resolve(from), resolve(to));
-                        self.moved(&from, &to, permutation.clone())
+                        self.moved(&from, &to, permutation.clone(), *to_is_buffer)
                     }
                     Charge::Preference { member, preference } => {
                         let laid = self.laid(member, candidate.clone());
@@ -418,7 +447,7 @@ impl Assigner<'_> {
                             Some(array) if !preference.holds(array) => {
                                 let wanted = preference.wanted_for(array);
                                 let copied = self.laid(member, wanted);
-                                self.moved(&laid, &copied, None)
+                                self.moved(&laid, &copied, None, true)
                             }
                             _ => 0,
                         }

@@ -138,7 +138,39 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
 }
 
 /// Assigns layouts to every array of `module` for `target`, in place.
+///
+/// Under [`Policy::MinimizeCost`] each group of arrays is decided when assignment reaches it,
+/// from what is known then, so a constraint far below (a given result layout) can make the
+/// whole cost more than the descending rule's. The descending rule is then assigned too and
+/// kept if it costs less, so the result never costs more than it
+/// ([`AssignReport::kept_descending`] says which was kept).
 pub fn assign_layouts_with(
+    module: &mut Module,
+    target: &Target,
+    options: &AssignOptions,
+) -> Result<AssignReport, AssignError> {
+    if options.policy == Policy::Descending {
+        return assign_once(module, target, options);
+    }
+    let input = module.clone();
+    let mut report = assign_once(module, target, options)?;
+    let mut descending = input;
+    let descending_options = AssignOptions {
+        policy: Policy::Descending,
+        ..*options
+    };
+    let mut other = assign_once(&mut descending, target, &descending_options)?;
+    if other.cost.total() < report.cost.total() {
+        *module = descending;
+        other.kept_descending = true;
+        other.descending_cost = Some(other.cost);
+        return Ok(other);
+    }
+    report.descending_cost = Some(other.cost);
+    Ok(report)
+}
+
+fn assign_once(
     module: &mut Module,
     target: &Target,
     options: &AssignOptions,
@@ -159,7 +191,6 @@ pub fn assign_layouts_with(
     materialize_tuple_paths(module);
     decompose_bitcasts(module);
     let entry = module.entry;
-    assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
     // The header is read once: the pass changes only the instructions until the end.
     let written = module
         .attribute("entry_computation_layout")
@@ -207,6 +238,7 @@ pub fn assign_layouts_with(
     update_entry_computation_layout(module, written);
     assigner.report.measure(module, target);
     assigner.report.cost = cost::module_cost(module);
+    assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
     Ok(assigner.report)
 }
 

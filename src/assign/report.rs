@@ -28,10 +28,13 @@ pub struct AssignReport {
     /// What the assigned layouts cost (`cost::module_cost`).
     pub cost: super::ModuleCost,
     /// What the rule before choosing costs on the same module ([`super::Policy::Descending`]),
-    /// when the caller asked for the comparison.
+    /// under [`super::Policy::MinimizeCost`].
     pub descending_cost: Option<super::ModuleCost>,
-    /// The padded bytes of the input's buffers, each at its own cheapest candidate layout
-    /// with no copy: a lower bound (`cost::padding_bound`).
+    /// Whether the descending rule's layouts were kept because the chosen ones cost more
+    /// (see [`super::assign_layouts_with`]).
+    pub kept_descending: bool,
+    /// The padded bytes of the result's buffers but its copies, each at its own cheapest
+    /// layout: a lower bound (`cost::padding_bound`).
     pub bound_padded_bytes: i64,
 }
 
@@ -76,6 +79,27 @@ impl AssignReport {
         out += &format!(
             "arrays: {} bytes padded, {} bytes unpadded ({percent:.1}% padding)\n",
             self.padded_bytes, self.unpadded_bytes
+        );
+        out += &format!(
+            "cost: {} bytes = {} padded + {} moved by copies and relayouting reshapes/transposes\n",
+            self.cost.total(),
+            self.cost.padded_bytes,
+            self.cost.moved_bytes
+        );
+        if self.kept_descending {
+            out += "the descending layouts were kept: the chosen ones cost more\n";
+        }
+        if let Some(descending) = &self.descending_cost {
+            out += &format!(
+                "descending layouts (the rule before choosing) would cost {} bytes = {} padded + {} moved\n",
+                descending.total(),
+                descending.padded_bytes,
+                descending.moved_bytes
+            );
+        }
+        out += &format!(
+            "bound: {} bytes, every array but the copies at its own cheapest layout\n",
+            self.bound_padded_bytes
         );
         if !self.worst_padding.is_empty() {
             out += "worst padding:\n";

@@ -1,5 +1,7 @@
-//! `hlo-layout assign FILE|-... [--target T] [-o OUT] [--report] [--format text|json]`.
+//! `hlo-layout assign FILE|-... [--target T] [--entry-layouts given|auto] [-o OUT] [--report]
+//! [--format text|json]`.
 
+use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
 use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
@@ -18,6 +20,11 @@ pub struct Args {
     /// The target whose layouts to assign.
     #[arg(long, default_value = "tpu-v5e", value_parser = clap::builder::PossibleValuesParser::new(TARGET_NAMES))]
     target: String,
+    /// Where the entry computation's layouts come from: as the module gives them, or chosen
+    /// by the pass like every other array (as for JAX's `Layout.AUTO`) and written into
+    /// `entry_computation_layout`.
+    #[arg(long, value_enum, default_value = "given")]
+    entry_layouts: EntryLayoutsArg,
     #[command(flatten)]
     output: OutputArgs,
     /// Summarise copies, bitcasts and padding on stderr (with `--format json` the report is
@@ -26,8 +33,21 @@ pub struct Args {
     report: bool,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryLayoutsArg {
+    Given,
+    Auto,
+}
+
 pub fn run(args: Args) -> Outcome {
     let target = Target::from_name(&args.target).unwrap_or_else(Target::default_tpu);
+    let options = AssignOptions {
+        entry_layouts: match args.entry_layouts {
+            EntryLayoutsArg::Given => EntryLayouts::Given,
+            EntryLayoutsArg::Auto => EntryLayouts::Auto,
+        },
+        ..AssignOptions::default()
+    };
     let json_wanted = args.output.format == Format::Json;
     run_files(
         "assign",
@@ -45,7 +65,7 @@ pub fn run(args: Args) -> Outcome {
             if let Err(errors) = hlo_layout::verify::verify(&module, &input_options) {
                 return FileOutput::failure(diagnostics(file, text, errors));
             }
-            let report = match hlo_layout::assign::assign_layouts(&mut module, &target) {
+            let report = match assign_layouts_with(&mut module, &target, &options) {
                 Ok(report) => report,
                 Err(error) => return FileOutput::failure(diagnostics(file, text, vec![error])),
             };

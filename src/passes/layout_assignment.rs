@@ -2,6 +2,8 @@
 //! `copy` where a producer's layout differs from what its user needs. The rules are those of
 //! [`crate::assign`]; this wraps them as a pass, e.g.
 //! `--passes layout-assignment{tpu-v4},simplify-layout-ops,dce,verify{layout-sensitive}`.
+//! The flag `auto` lets it choose the entry computation's layouts too
+//! (`layout-assignment{tpu-v5e,auto}`).
 //!
 //! Before:
 //! ```text
@@ -18,13 +20,13 @@
 //! }
 //! ```
 
-use crate::assign::assign_layouts;
+use crate::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
 use crate::ir::target::TARGET_NAMES;
 use crate::ir::{Module, Target};
 use crate::pass::{Changed, Pass, PassContext, PassError};
 
 pub const NAME: &str = "layout-assignment";
-pub const DESCRIPTION: &str = "Assigns TPU (default tpu-v5e) or CPU layouts with bitcast or copy where layouts differ; `layout-assignment{tpu-v4}` picks the target.";
+pub const DESCRIPTION: &str = "Assigns TPU (default tpu-v5e) or CPU layouts with bitcast or copy where layouts differ; `layout-assignment{tpu-v4}` picks the target, `{auto}` chooses the entry layouts too.";
 pub const FLAGS: &[(&str, &str)] = &[
     (TARGET_NAMES[0], "TPU v5e tiles (the default)"),
     (TARGET_NAMES[1], "TPU v4 tiles"),
@@ -34,10 +36,15 @@ pub const FLAGS: &[(&str, &str)] = &[
         TARGET_NAMES[4],
         "untiled descending layouts, as XLA's CPU backend",
     ),
+    (
+        "auto",
+        "choose the entry parameter and result layouts too (JAX's Layout.AUTO)",
+    ),
 ];
 
 pub struct LayoutAssignment {
     pub target: Target,
+    pub options: AssignOptions,
 }
 
 pub(crate) fn create(flags: &[&'static str]) -> Box<dyn Pass> {
@@ -45,7 +52,18 @@ pub(crate) fn create(flags: &[&'static str]) -> Box<dyn Pass> {
         .iter()
         .find_map(|flag| Target::from_name(flag))
         .unwrap_or_else(Target::default_tpu);
-    Box::new(LayoutAssignment { target })
+    let entry_layouts = if flags.contains(&"auto") {
+        EntryLayouts::Auto
+    } else {
+        EntryLayouts::Given
+    };
+    Box::new(LayoutAssignment {
+        target,
+        options: AssignOptions {
+            entry_layouts,
+            ..AssignOptions::default()
+        },
+    })
 }
 
 impl Pass for LayoutAssignment {
@@ -59,8 +77,8 @@ impl Pass for LayoutAssignment {
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
         let before = crate::print::print_ir_module(module);
-        let report =
-            assign_layouts(module, &self.target).map_err(|e| PassError::message(e.to_string()))?;
+        let report = assign_layouts_with(module, &self.target, &self.options)
+            .map_err(|e| PassError::message(e.to_string()))?;
         if report.copies_inserted > 0 {
             cx.warn(format!(
                 "{NAME}: {} copies move {} bytes",
