@@ -53,13 +53,17 @@ fn parse(path: &Path) -> Option<Module> {
     Some(module)
 }
 
-/// Padded and logical bytes of the rank >= 2 arrays that instructions define.
-fn rank2_bytes(module: &Module) -> (i64, i64) {
+/// Padded and logical bytes of the rank >= 2 arrays that instructions define; without the
+/// entry's parameters when `skip_parameters` (their layouts are given, not chosen).
+fn rank2_bytes(module: &Module, skip_parameters: bool) -> (i64, i64) {
     let (mut padded, mut logical) = (0i64, 0i64);
     for computation in &module.computations {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if !hlo_layout::assign::cost::defines_buffer(computation, instruction) {
+                continue;
+            }
+            if skip_parameters && instruction.opcode == hlo_layout::ir::Opcode::Parameter {
                 continue;
             }
             for array in instruction.shape.leaves() {
@@ -104,63 +108,83 @@ fn options(entry_layouts: EntryLayouts, policy: Policy) -> AssignOptions {
 
 fn padding(paths: &[PathBuf], target: &Target) {
     println!(
-        "{:<40} {:>9} {:>9} {:>9} {:>9} | {:>12} {:>12}",
-        "module", "before", "given", "auto", "bound", "moved before", "moved given"
+        "rank >= 2 buffers, padded bytes / logical bytes; `-params`: without the entry's given parameters"
     );
-    let mut totals = [0i64; 8];
+    println!(
+        "{:<36} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>11} {:>11}",
+        "module",
+        "before",
+        "-params",
+        "given",
+        "-params",
+        "auto",
+        "bound",
+        "moved before",
+        "moved given"
+    );
+    // Padded and logical bytes: before, before without parameters, given, given without
+    // parameters, auto; then the bound and the bytes moved before and given.
+    let mut totals = [0i64; 13];
+    let ratio = |a: i64, b: i64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     for path in paths {
         let Some(module) = parse(path) else {
-            println!("{:<40} does not parse or verify", path.display());
+            println!("{:<36} does not parse or verify", path.display());
             continue;
         };
-        let mut row = [0i64; 8];
+        let mut row = [0i64; 13];
         let runs = [
             (EntryLayouts::Given, Policy::Descending),
             (EntryLayouts::Given, Policy::MinimizeCost),
             (EntryLayouts::Auto, Policy::MinimizeCost),
         ];
-        let bound = rank2_bound(&module, target);
+        let mut failed = false;
         for (k, (entry, policy)) in runs.into_iter().enumerate() {
             let mut assigned = module.clone();
             let Ok(report) = assign_layouts_with(&mut assigned, target, &options(entry, policy))
             else {
-                println!("{:<40} assign fails", path.display());
+                failed = true;
                 continue;
             };
-            let (padded, logical) = rank2_bytes(&assigned);
-            row[2 * k] = padded;
-            row[2 * k + 1] = logical;
+            let (padded, logical) = rank2_bytes(&assigned, false);
+            row[4 * k] = padded;
+            row[4 * k + 1] = logical;
             if k < 2 {
-                row[6 + k] = report.cost.moved_bytes;
+                let (padded, logical) = rank2_bytes(&assigned, true);
+                row[4 * k + 2] = padded;
+                row[4 * k + 3] = logical;
+                row[11 + k] = report.cost.moved_bytes;
             }
         }
-        let ratio = |a: i64, b: i64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
+        row[10] = rank2_bound(&module, target);
         println!(
-            "{:<40} {:>8.2}x {:>8.2}x {:>8.2}x {:>8.2}x | {:>12} {:>12}",
+            "{:<36} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x | {:>11} {:>11}{}",
             path.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into()),
             ratio(row[0], row[1]),
             ratio(row[2], row[3]),
             ratio(row[4], row[5]),
-            ratio(bound, row[1]),
-            row[6],
-            row[7]
+            ratio(row[6], row[7]),
+            ratio(row[8], row[9]),
+            ratio(row[10], row[1]),
+            row[11],
+            row[12],
+            if failed { " (an assign failed)" } else { "" }
         );
         for (t, r) in totals.iter_mut().zip(row) {
             *t += r;
         }
-        totals[5] += 0;
     }
-    let ratio = |a: i64, b: i64| if b > 0 { a as f64 / b as f64 } else { 0.0 };
     println!(
-        "{:<40} {:>8.2}x {:>8.2}x {:>8.2}x {:>9} | {:>12} {:>12}",
+        "{:<36} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x | {:>11} {:>11}",
         "all",
         ratio(totals[0], totals[1]),
         ratio(totals[2], totals[3]),
         ratio(totals[4], totals[5]),
-        "",
-        totals[6],
-        totals[7]
+        ratio(totals[6], totals[7]),
+        ratio(totals[8], totals[9]),
+        ratio(totals[10], totals[1]),
+        totals[11],
+        totals[12]
     );
 }
 

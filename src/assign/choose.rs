@@ -345,7 +345,7 @@ impl Assigner<'_> {
                     cost::operand_preference(user_instruction, slot as usize, rank)
                 {
                     if let Some(array) = shape.as_array() {
-                        candidates.push(preference.wanted_for(array));
+                        candidates.push(preference.wanted_for(array, self.target));
                     }
                     charges.push(Charge::Preference {
                         member: Arc::clone(&shape),
@@ -445,7 +445,7 @@ impl Assigner<'_> {
                         let laid = self.laid(member, candidate.clone());
                         match laid.as_array() {
                             Some(array) if !preference.holds(array) => {
-                                let wanted = preference.wanted_for(array);
+                                let wanted = preference.wanted_for(array, self.target);
                                 let copied = self.laid(member, wanted);
                                 self.moved(&laid, &copied, None, true)
                             }

@@ -155,19 +155,31 @@ impl OperandPreference {
         true
     }
 
-    /// The layout to copy `array` to when its own does not hold the preference: its
+    /// The layout to copy `array` to when its own does not hold the preference: the
+    /// cheapest under `target` of the layouts that hold it, and on a tie its own
     /// minor_to_major with the named dims moved minor, each part in its order. A descending
-    /// `[B,S,H,D]` attention operand with batch dims `B,H` becomes `{3,1,2,0}`, as XLA lays
-    /// it out.
-    pub fn wanted_for(&self, array: &ArrayShape) -> Vec<i64> {
-        let (mut minor, major): (Vec<i64>, Vec<i64>) = array
+    /// `[B,S,H,D]` attention operand with batch dims `B,H` becomes `{3,1,2,0}` when `D` fills
+    /// the lanes, as XLA lays it out; with `D = 64`, `{1,3,2,0}` pads less.
+    pub fn wanted_for(&self, array: &ArrayShape, target: &Target) -> Vec<i64> {
+        let (mut moved, major): (Vec<i64>, Vec<i64>) = array
             .layout_or_default()
             .minor_to_major
             .iter()
             .copied()
             .partition(|d| self.minor_dims.contains(d));
-        minor.extend(major);
-        minor
+        moved.extend(major);
+        let mut best: Option<(i64, Vec<i64>)> = None;
+        for candidate in std::iter::once(moved).chain(candidates(array)) {
+            if !self.holds_for(array, &candidate) {
+                continue;
+            }
+            let bytes =
+                array_bytes(&laid_out(array, candidate.clone(), target)).unwrap_or(i64::MAX);
+            if best.as_ref().is_none_or(|(b, _)| bytes < *b) {
+                best = Some((bytes, candidate));
+            }
+        }
+        best.map_or_else(|| descending_minor_to_major(array), |(_, m)| m)
     }
 }
 
@@ -347,7 +359,10 @@ mod tests {
         let a = array("f32[2,128,8,64]{3,2,1,0}");
         assert!(!preference.holds(&a));
         assert!(preference.holds_for(&a, &[3, 1, 2, 0]));
-        assert_eq!(preference.wanted_for(&a), vec![3, 1, 2, 0]);
+        let target = Target::default_tpu();
+        assert_eq!(preference.wanted_for(&a, &target), vec![1, 3, 2, 0]);
+        let full = array("f32[2,128,8,128]{3,2,1,0}");
+        assert_eq!(preference.wanted_for(&full, &target), vec![3, 1, 2, 0]);
     }
 
     #[test]

@@ -879,7 +879,7 @@ impl Assigner<'_> {
                         let user = computation.instruction(instr);
                         match cost::operand_preference(user, slot, operand_array.rank()) {
                             Some(preference) if !preference.holds(operand_array) => {
-                                preference.wanted_for(operand_array)
+                                preference.wanted_for(operand_array, target)
                             }
                             _ => continue,
                         }
