@@ -266,9 +266,15 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
         };
         let text = std::fs::read_to_string(path).unwrap_or_default();
         // Dumps of TPUs before v4 double the scalar tiles (`s32[]{:T(256)}`).
-        let older = ["s32[]{:T(256)", "f32[]{:T(256)", "u32[]{:T(256)"]
-            .iter()
-            .any(|tile| text.contains(tile));
+        let older = [
+            "s32[]{:T(256)",
+            "f32[]{:T(256)",
+            "u32[]{:T(256)",
+            "bf16[]{:T(512)",
+            "pred[]{:T(1024)",
+        ]
+        .iter()
+        .any(|tile| text.contains(tile));
         let target = &if older {
             Target::from_name("tpu-v3").unwrap_or_else(Target::default_tpu)
         } else {

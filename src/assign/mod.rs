@@ -902,9 +902,7 @@ impl Assigner<'_> {
                     _ => None,
                 };
                 if self.is_bitcast_between(from, &new_shape, permutation) {
-                    let instruction = computation.instruction_mut(instr);
-                    instruction.opcode = Opcode::Bitcast;
-                    instruction.attributes.retain(|a| &*a.name != "dimensions");
+                    change_opcode(computation.instruction_mut(instr), Opcode::Bitcast);
                     self.report.bitcasts_from_reshapes += 1;
                 }
             }
@@ -1161,7 +1159,7 @@ fn decompose_bitcasts(module: &mut Module) {
                 continue;
             };
             if is_type_reinterpretation(&from, &to) {
-                computation.instruction_mut(id).opcode = Opcode::BitcastConvert;
+                change_opcode(computation.instruction_mut(id), Opcode::BitcastConvert);
                 continue;
             }
             let (Some(from_dims), Some(to_dims)) = (from.extents(), to.extents()) else {
@@ -1222,7 +1220,7 @@ fn decompose_bitcasts(module: &mut Module) {
                 .collect();
             if permutation.iter().enumerate().any(|(i, &p)| i as i64 != p) {
                 let instruction = computation.instruction_mut(id);
-                instruction.opcode = Opcode::Transpose;
+                change_opcode(instruction, Opcode::Transpose);
                 instruction.set_attribute("dimensions", &int_list(permutation.into_iter()));
                 if value != operand {
                     let _ = computation.replace_operand(id, 0, value);
@@ -1232,10 +1230,21 @@ fn decompose_bitcasts(module: &mut Module) {
                 computation.replace_all_uses(id, value);
                 let _ = computation.remove(id);
             } else {
-                computation.instruction_mut(id).opcode = Opcode::Reshape;
+                change_opcode(computation.instruction_mut(id), Opcode::Reshape);
             }
         }
     }
+}
+
+/// Changes `instruction`'s opcode, keeping only the attributes the new opcode accepts, as
+/// XLA's `SetupDerivedInstruction` keeps metadata, sharding and frontend attributes but
+/// nothing that belongs to the old opcode (a reshape's `inferred_dimension`, a transpose's
+/// `dimensions` do not ride along onto a bitcast).
+fn change_opcode(instruction: &mut Instruction, opcode: Opcode) {
+    instruction
+        .attributes
+        .retain(|a| crate::verify::attributes::allowed(&opcode, &a.name));
+    instruction.opcode = opcode;
 }
 
 fn int_list(values: impl Iterator<Item = i64>) -> String {
