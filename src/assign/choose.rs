@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 
 use super::cost::{self, OperandPreference};
 use super::Assigner;
-use crate::ir::module::{Computation, InstrId};
+use crate::ir::module::{Computation, ComputationId, InstrId, Module};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 
@@ -179,14 +179,15 @@ impl Assigner<'_> {
     pub(super) fn chosen(
         &mut self,
         groups: &mut Groups,
-        computation: &Computation,
+        module: &Module,
+        comp: ComputationId,
         id: InstrId,
     ) -> Option<Vec<i64>> {
         let group = groups.group_of(id)?;
         if let Some(chosen) = groups.decided.get(&group) {
             return Some(chosen.clone());
         }
-        let chosen = self.decide(groups, computation, group, id)?;
+        let chosen = self.decide(groups, module, comp, group, id)?;
         groups.decided.insert(group, chosen.clone());
         Some(chosen)
     }
@@ -216,6 +217,55 @@ impl Assigner<'_> {
         let group = groups.group_of(id)?;
         let chosen = groups.decided.get(&group)?.clone();
         Some(self.laid(&shape, chosen))
+    }
+
+    /// What the consumers in a loop body prefer of element `index` of the state, when
+    /// `tuple` is the initial value of `while` loops in `comp`: each body's uses of that
+    /// element of its parameter (through `get-tuple-element`) that have a preferred operand
+    /// layout. Worked out once per body and element.
+    fn loop_preferences(
+        &mut self,
+        module: &Module,
+        comp: ComputationId,
+        tuple: InstrId,
+        index: usize,
+        rank: usize,
+    ) -> Vec<OperandPreference> {
+        let computation = module.computation(comp);
+        let mut found = Vec::new();
+        for (user, slot) in computation.users(tuple) {
+            let instruction = computation.instruction(user);
+            if instruction.opcode != Opcode::While || slot != 0 || instruction.called.len() != 2 {
+                continue;
+            }
+            let called = instruction.called.clone();
+            let (_, body) = self.while_parts(module, comp, user, &called);
+            let key = (body, index);
+            if let Some(known) = self.loop_preferences.get(&key) {
+                found.extend(known.iter().cloned());
+                continue;
+            }
+            let body_computation = module.computation(body);
+            let mut preferences = Vec::new();
+            let parameters = body_computation.parameters();
+            if let Some(&(_, parameter)) = parameters.iter().find(|(number, _)| *number == 0) {
+                for (element, _) in body_computation.users(parameter) {
+                    let gte = body_computation.instruction(element);
+                    let picks = gte.opcode == Opcode::GetTupleElement
+                        && gte.int_attribute("index") == Some(index as i64);
+                    if !picks {
+                        continue;
+                    }
+                    for (consumer, slot) in body_computation.users(element) {
+                        let consumer = body_computation.instruction(consumer);
+                        preferences.extend(cost::operand_preference(consumer, slot as usize, rank));
+                    }
+                }
+            }
+            found.extend(preferences.iter().cloned());
+            self.loop_preferences.insert(key, preferences);
+        }
+        found
     }
 
     /// `source` laid out with `minor_to_major` and the target's tiles, shared.
@@ -264,10 +314,12 @@ impl Assigner<'_> {
     fn decide(
         &mut self,
         groups: &mut Groups,
-        computation: &Computation,
+        module: &Module,
+        comp: ComputationId,
         group: usize,
         first: InstrId,
     ) -> Option<Vec<i64>> {
+        let computation = module.computation(comp);
         let members = groups.members.get(&group)?.clone();
         let reached = *groups.position.get(&first)?;
         let first_array = computation.instruction(first).shape.as_array()?.clone();
@@ -341,6 +393,21 @@ impl Assigner<'_> {
             for (user, slot) in computation.users(id) {
                 let user_instruction = computation.instruction(user);
                 let rank = first_array.rank();
+                // A loop's state takes its initial value's layout, so what the body's
+                // consumers prefer of that state is a preference of the initial value.
+                if user_instruction.opcode == Opcode::Tuple {
+                    for preference in self.loop_preferences(module, comp, user, slot as usize, rank)
+                    {
+                        if let Some(array) = shape.as_array() {
+                            candidates.push(preference.wanted_for(array, self.target));
+                        }
+                        charges.push(Charge::Preference {
+                            member: Arc::clone(&shape),
+                            preference,
+                        });
+                    }
+                    continue;
+                }
                 if let Some(preference) =
                     cost::operand_preference(user_instruction, slot as usize, rank)
                 {

@@ -180,6 +180,7 @@ fn assign_once(
         options: *options,
         sizes: FxHashMap::default(),
         conversions: FxHashMap::default(),
+        loop_preferences: FxHashMap::default(),
         names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
@@ -301,6 +302,8 @@ struct Assigner<'t> {
     /// The conversion made of a value to a shape, by the computation's address, the value
     /// and the shared shape's address (every shared shape lives as long as the assigner).
     conversions: FxHashMap<(usize, InstrId, usize), InstrId>,
+    /// What loop bodies prefer of each element of their state (`choose`).
+    loop_preferences: FxHashMap<(ComputationId, usize), Vec<cost::OperandPreference>>,
     /// Computations by name (the first of a duplicated name), for callees named by attribute.
     names: std::collections::HashMap<String, ComputationId>,
     state: Vec<State>,
@@ -725,7 +728,7 @@ impl Assigner<'_> {
             let i = module.computation(comp).instruction(instr);
             (i.opcode.clone(), Arc::clone(&i.shape), i.called.clone())
         };
-        let chosen = groups.and_then(|groups| self.chosen(groups, module.computation(comp), instr));
+        let chosen = groups.and_then(|groups| self.chosen(groups, module, comp, instr));
         let operands = Self::operand_shapes(module, comp, instr);
         let new_shape = match &opcode {
             _ if chosen.is_some() => {
