@@ -389,6 +389,17 @@ impl Assigner<'_> {
             if !counted {
                 charges.push(Charge::Own(Arc::clone(&shape)));
             }
+            // A dot or convolution writes its result in a layout of its own; another costs
+            // a relayout.
+            if let Some(preference) = cost::result_preference(instruction) {
+                if let Some(array) = shape.as_array() {
+                    candidates.push(preference.wanted_for(array, self.target));
+                }
+                charges.push(Charge::Preference {
+                    member: Arc::clone(&shape),
+                    preference,
+                });
+            }
             // Users already decided, and consumers with a preferred operand layout.
             for (user, slot) in computation.users(id) {
                 let user_instruction = computation.instruction(user);

@@ -218,6 +218,25 @@ pub fn operand_preference(
     (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims })
 }
 
+/// The layout a `convolution` writes its result in without a relayout: its batch and
+/// feature dims minor, spatial dims major, as real TPU dumps lay out convolution results
+/// (`s32[32,2,256]{2,0,1}` for `dim_labels=bf0_i0o->b0f`, `bf16[32,8,2,128]{3,1,2,0}` for
+/// `0fb1_io01->0b1f`; the compiled form of a dot is a convolution too). A `dot` states no
+/// preference: its result dims already put the batch dims first, and nothing public says the
+/// matrix unit cannot write the other orders.
+pub fn result_preference(instruction: &Instruction) -> Option<OperandPreference> {
+    let rank = instruction.shape.as_array()?.rank();
+    if instruction.opcode != Opcode::Convolution {
+        return None;
+    }
+    let labels = ConvDimensionNumbers::parse(instruction.attribute("dim_labels")?).ok()?;
+    let minor_dims = vec![
+        labels.output_batch_dimension,
+        labels.output_feature_dimension,
+    ];
+    (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims })
+}
+
 /// Whether `instruction` defines a buffer of its own rather than naming another's: tuples,
 /// get-tuple-elements, bitcasts and the parameters of called computations alias buffers
 /// defined elsewhere.
