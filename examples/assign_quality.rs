@@ -282,6 +282,24 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
         };
         let xla = layouts(&original);
         let mut erased = original.clone();
+        // The entry's layouts stay: a module without `entry_computation_layout` states them
+        // on its entry parameters and root, and the header says the same.
+        if erased.attribute("entry_computation_layout").is_none() && erased.has_header {
+            let entry = erased.entry();
+            let parameters: Vec<String> = entry
+                .parameters()
+                .iter()
+                .map(|&(_, id)| entry.instruction(id).shape.to_string())
+                .collect();
+            if let Some(root) = entry.root() {
+                let text = format!(
+                    "{{({})->{}}}",
+                    parameters.join(", "),
+                    entry.instruction(root).shape
+                );
+                erased.set_attribute("entry_computation_layout", &text);
+            }
+        }
         for computation in &mut erased.computations {
             for id in computation.order().to_vec() {
                 let shape = erase(&computation.instruction(id).shape);

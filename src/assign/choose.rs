@@ -290,8 +290,9 @@ impl Assigner<'_> {
         bytes
     }
 
-    /// What a relayout from `from` to `to` costs: nothing for a bitcast, else the bytes it
-    /// reads and writes, and the written buffer's bytes too when `to_is_buffer`.
+    /// What a relayout from `from` to `to` costs: nothing when they are equal, a byte for a
+    /// bitcast (so that ties go to fewer instructions), else the bytes it reads and writes,
+    /// and the written buffer's bytes too when `to_is_buffer`.
     fn moved(
         &mut self,
         from: &Arc<Shape>,
@@ -300,8 +301,12 @@ impl Assigner<'_> {
         to_is_buffer: bool,
     ) -> i64 {
         let same = permutation.is_none() && (Arc::ptr_eq(from, to) || from == to);
-        if same || self.is_bitcast_between(from, to, permutation) {
+        if same {
             return 0;
+        }
+        if self.is_bitcast_between(from, to, permutation) {
+            // A bitcast moves nothing, but on a tie no instruction at all is better.
+            return 1;
         }
         let written = self.bytes(to);
         let buffer = if to_is_buffer { written } else { 0 };
@@ -348,11 +353,15 @@ impl Assigner<'_> {
                 let Some(known_array) = known.as_array() else {
                     continue;
                 };
+                let same_rank = known_array.rank() == first_array.rank();
+                if same_rank && opcode != Opcode::Transpose {
+                    // On a tie the operand's layout wins, as XLA's
+                    // `ChooseOutputLayoutFromOperandLayout` gives a result of the operand's
+                    // rank (a copy, a reshape that keeps the rank) the operand's layout.
+                    candidates.push(known_array.layout_or_default().minor_to_major.clone());
+                }
                 let relation = match &opcode {
-                    op if op.keeps_layout() && known_array.rank() == first_array.rank() => {
-                        candidates.push(known_array.layout_or_default().minor_to_major.clone());
-                        Some(None)
-                    }
+                    op if op.keeps_layout() && same_rank => Some(None),
                     Opcode::Transpose => permutation.clone().map(|permutation| {
                         let m2m: Option<Vec<i64>> = known_array
                             .layout_or_default()
@@ -363,7 +372,13 @@ impl Assigner<'_> {
                         candidates.extend(m2m);
                         Some(permutation)
                     }),
-                    Opcode::Reshape => Some(None),
+                    Opcode::Reshape => {
+                        let dims = shape.as_array().and_then(ArrayShape::extents);
+                        candidates.extend(
+                            dims.and_then(|dims| cost::aligned_minor_to_major(known_array, &dims)),
+                        );
+                        Some(None)
+                    }
                     _ => None,
                 };
                 if let Some(permutation) = relation {
@@ -446,7 +461,14 @@ impl Assigner<'_> {
                     Opcode::Transpose => user_instruction
                         .int_list_attribute("dimensions")
                         .map(|permutation| (self.laid(&user_shape, user_m2m), Some(permutation))),
-                    Opcode::Reshape => Some((self.laid(&user_shape, user_m2m), None)),
+                    Opcode::Reshape => {
+                        let known = self.laid(&user_shape, user_m2m);
+                        let dims = shape.as_array().and_then(ArrayShape::extents);
+                        if let (Some(dims), Some(user_array)) = (dims, known.as_array()) {
+                            candidates.extend(cost::aligned_minor_to_major(user_array, &dims));
+                        }
+                        Some((known, None))
+                    }
                     _ => None,
                 };
                 if let Some((known, permutation)) = charge {

@@ -116,6 +116,74 @@ pub fn best_minor_to_major(array: &ArrayShape, target: &Target) -> Vec<i64> {
     best.map_or_else(|| descending_minor_to_major(array), |(_, m)| m)
 }
 
+/// The minor_to_major for an array of `to_dims` that makes a reshape from `from` (with its
+/// layout) keep every element's place, ignoring tiles, as XLA's `ShapeUtil::AlignLayouts`
+/// finds it: the dims of both sides are matched in groups of equal product (common
+/// factors); each group of `from` must be physically contiguous and in logical order, and
+/// the matching group of the result takes its place. Size-1 dims go most-major. `None`
+/// when no layout does it.
+pub fn aligned_minor_to_major(from: &ArrayShape, to_dims: &[i64]) -> Option<Vec<i64>> {
+    let from_dims = from.extents()?;
+    let from_m2m = from.layout_or_default().minor_to_major.clone();
+    let kept = |dims: &[i64]| -> Vec<usize> { (0..dims.len()).filter(|&d| dims[d] != 1).collect() };
+    let (a, b) = (kept(&from_dims), kept(to_dims));
+    // Common factors: consecutive runs of non-unit dims whose products agree.
+    let mut group_of_a = vec![usize::MAX; from_dims.len()];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let (mut pa, mut pb) = (1i64, 1i64);
+        let mut group_b = Vec::new();
+        loop {
+            if pa <= pb && i < a.len() {
+                pa = pa.checked_mul(from_dims[a[i]])?;
+                group_of_a[a[i]] = groups.len();
+                i += 1;
+            } else if j < b.len() {
+                pb = pb.checked_mul(to_dims[b[j]])?;
+                group_b.push(b[j]);
+                j += 1;
+            } else {
+                return None;
+            }
+            if pa == pb && (i == a.len() || j == b.len() || pa > 1) {
+                break;
+            }
+        }
+        if pa != pb {
+            return None;
+        }
+        groups.push(group_b);
+    }
+    // Walk `from` minor to major: each group must be contiguous and in logical order.
+    let physical: Vec<usize> = from_m2m
+        .iter()
+        .filter_map(|&d| usize::try_from(d).ok())
+        .filter(|&d| from_dims.get(d).is_some_and(|&n| n != 1))
+        .collect();
+    let mut out: Vec<i64> = Vec::with_capacity(to_dims.len());
+    let mut k = 0;
+    while k < physical.len() {
+        let group = group_of_a[physical[k]];
+        let members: Vec<usize> = a
+            .iter()
+            .copied()
+            .filter(|&d| group_of_a[d] == group)
+            .collect();
+        // Minor to major, a group's dims run from its last logical dim to its first.
+        for (offset, &d) in members.iter().rev().enumerate() {
+            if physical.get(k + offset) != Some(&d) {
+                return None;
+            }
+        }
+        k += members.len();
+        out.extend(groups.get(group)?.iter().rev().map(|&d| d as i64));
+    }
+    let rank = to_dims.len() as i64;
+    out.extend((0..rank).rev().filter(|&d| to_dims[d as usize] == 1));
+    (out.len() == to_dims.len()).then_some(out)
+}
+
 /// A layout a consumer needs of one operand: the named dims (ignoring size-1 dims, which
 /// any order holds) must be the most-minor physical dims, in any order among themselves.
 ///
@@ -382,6 +450,39 @@ mod tests {
         assert_eq!(preference.wanted_for(&a, &target), vec![1, 3, 2, 0]);
         let full = array("f32[2,128,8,128]{3,2,1,0}");
         assert_eq!(preference.wanted_for(&full, &target), vec![3, 1, 2, 0]);
+    }
+
+    #[test]
+    fn aligned_layouts_make_reshapes_keep_elements_in_place() {
+        // Splitting the minor dim of a transposed matrix keeps its groups where they were.
+        let from = array("f32[6,8]{0,1}");
+        assert_eq!(
+            aligned_minor_to_major(&from, &[2, 3, 8]),
+            Some(vec![1, 0, 2])
+        );
+        // Size-1 dims go most-major.
+        let from = array("f32[16,128]{1,0}");
+        assert_eq!(
+            aligned_minor_to_major(&from, &[16, 128, 1]),
+            Some(vec![1, 0, 2])
+        );
+        // A group split across the physical order has no aligned layout.
+        let from = array("f32[4,6]{0,1}");
+        assert_eq!(aligned_minor_to_major(&from, &[24]), None);
+        // [B,S,H*D]{2,1,0} to [B,S,H,D] is descending.
+        let from = array("f32[2,128,512]{2,1,0}");
+        assert_eq!(
+            aligned_minor_to_major(&from, &[2, 128, 8, 64]),
+            Some(vec![3, 2, 1, 0])
+        );
+        // Merging dims 0 and 1 needs them adjacent and in order in the physical order.
+        let from = array("bf16[2,4,288,8,1024,1,1]{4,2,3,1,0,6,5}");
+        assert_eq!(
+            aligned_minor_to_major(&from, &[8, 288, 8, 1024]),
+            Some(vec![3, 1, 2, 0])
+        );
+        let from = array("bf16[2,4,288,8,1024,1,1]{4,2,0,3,1,6,5}");
+        assert_eq!(aligned_minor_to_major(&from, &[8, 288, 8, 1024]), None);
     }
 
     #[test]
