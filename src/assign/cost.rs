@@ -33,12 +33,19 @@ pub struct ModuleCost {
     pub unpadded_bytes: i64,
     /// What copies, and reshapes and transposes that are not bitcasts, read and write.
     pub moved_bytes: i64,
+    /// What the copies would cost (read, write and buffer) that would give each dot and
+    /// convolution operand, and each convolution result, the layout its consumer prefers
+    /// ([`operand_preference`], [`result_preference`]) where it does not have it.
+    pub unmet_preference_bytes: i64,
 }
 
 impl ModuleCost {
-    /// The quantity layout assignment minimizes: padded bytes plus bytes moved.
+    /// The quantity layout assignment minimizes: padded bytes, bytes moved and unmet
+    /// preferences.
     pub fn total(&self) -> i64 {
-        self.padded_bytes.saturating_add(self.moved_bytes)
+        self.padded_bytes
+            .saturating_add(self.moved_bytes)
+            .saturating_add(self.unmet_preference_bytes)
     }
 }
 
@@ -318,7 +325,7 @@ pub fn defines_buffer(computation: &Computation, instruction: &Instruction) -> b
 }
 
 /// What `module`'s layouts cost as it stands.
-pub fn module_cost(module: &Module) -> ModuleCost {
+pub fn module_cost(module: &Module, target: &Target) -> ModuleCost {
     let mut cost = ModuleCost::default();
     let mut sizes: FxHashMap<*const ArrayShape, Option<(i64, i64)>> = FxHashMap::default();
     let mut size = |array: &ArrayShape| {
@@ -354,6 +361,25 @@ pub fn module_cost(module: &Module) -> ModuleCost {
                 let written = instruction.shape.as_array().and_then(&mut size);
                 let moved = read.map_or(0, |r| r.0) + written.map_or(0, |w| w.0);
                 cost.moved_bytes = cost.moved_bytes.saturating_add(moved);
+            }
+            if matches!(instruction.opcode, Opcode::Dot | Opcode::Convolution) {
+                let mut unmet = |array: &ArrayShape, preference: Option<OperandPreference>| {
+                    let Some(preference) = preference.filter(|p| !p.holds(array)) else {
+                        return;
+                    };
+                    let wanted = laid_out(array, preference.wanted_for(array, target), target);
+                    let copy = relayout_bytes(array, &wanted)
+                        .saturating_add(array_bytes(&wanted).unwrap_or(0));
+                    cost.unmet_preference_bytes = cost.unmet_preference_bytes.saturating_add(copy);
+                };
+                for (slot, operand) in computation.operands(id).into_iter().enumerate() {
+                    if let Some(array) = computation.instruction(operand).shape.as_array() {
+                        unmet(array, operand_preference(instruction, slot, array.rank()));
+                    }
+                }
+                if let Some(array) = instruction.shape.as_array() {
+                    unmet(array, result_preference(instruction));
+                }
             }
         }
     }

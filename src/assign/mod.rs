@@ -238,7 +238,7 @@ fn assign_once(
     }
     update_entry_computation_layout(module, written);
     assigner.report.measure(module, target);
-    assigner.report.cost = cost::module_cost(module);
+    assigner.report.cost = cost::module_cost(module, target);
     assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
     Ok(assigner.report)
 }
@@ -999,7 +999,7 @@ impl Assigner<'_> {
                     (Opcode::Bitcast, "bitcast")
                 } else {
                     self.report.copies_inserted += 1;
-                    let bytes = crate::ir::PhysicalLayout::new(to).map_or(0, |m| m.bytes());
+                    let bytes = cost::relayout_bytes(from, to);
                     self.report.copy_bytes = self.report.copy_bytes.saturating_add(bytes);
                     (Opcode::Copy, "copy")
                 };

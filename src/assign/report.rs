@@ -15,7 +15,7 @@ const OFFENDERS: usize = 10;
 pub struct AssignReport {
     pub target: String,
     pub copies_inserted: usize,
-    /// Bytes the inserted copies write (their padded result sizes).
+    /// Bytes the inserted copies read and write, padding included.
     pub copy_bytes: i64,
     pub bitcasts_inserted: usize,
     /// Reshapes and transposes that became bitcasts because they move no data.
@@ -81,20 +81,22 @@ impl AssignReport {
             self.padded_bytes, self.unpadded_bytes
         );
         out += &format!(
-            "cost: {} bytes = {} padded + {} moved by copies and relayouting reshapes/transposes\n",
+            "cost: {} bytes = {} padded + {} moved by copies and relayouting reshapes/transposes + {} for dot/convolution layouts not met\n",
             self.cost.total(),
             self.cost.padded_bytes,
-            self.cost.moved_bytes
+            self.cost.moved_bytes,
+            self.cost.unmet_preference_bytes
         );
         if self.kept_descending {
             out += "the descending layouts were kept: the chosen ones cost more\n";
         }
         if let Some(descending) = &self.descending_cost {
             out += &format!(
-                "descending layouts (the rule before choosing) would cost {} bytes = {} padded + {} moved\n",
+                "descending layouts (the rule before choosing) would cost {} bytes = {} padded + {} moved + {} not met\n",
                 descending.total(),
                 descending.padded_bytes,
-                descending.moved_bytes
+                descending.moved_bytes,
+                descending.unmet_preference_bytes
             );
         }
         out += &format!(
