@@ -297,11 +297,45 @@ pub fn parse_module_range_cut(
     }
     // Computations are lowered as they are parsed, so the whole syntax tree never exists.
     let mut lowering = lower::ModuleLowering::new(text);
-    let tree = syntax::parse_module_into(text, range, &mut lowering)
-        .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
+    let tree = syntax::parse_module_into(text, range.clone(), &mut lowering)
+        .map_err(|errors| with_line_errors(text, range, errors))?;
     let lowered = match tree.instruction {
         Some(_) => lower::lower_module(&tree),
         None => lowering.finish(&tree),
     };
     lowered.map_err(|errors| errors.into_iter().map(Error::from).collect())
+}
+
+/// Syntax errors, and with them the errors of meaning that the lines without one show on
+/// their own (`lower::line_errors`), all in text order: a type error above a syntax error is
+/// not lost. One on a line with a syntax error is left out, as the parser's recovery may have
+/// read that line wrongly.
+fn with_line_errors(
+    text: &str,
+    range: std::ops::Range<usize>,
+    syntax: Vec<syntax::SyntaxError>,
+) -> Vec<Error> {
+    let line_of = |offset: usize| {
+        let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
+        memchr::memchr_iter(b'\n', before).count()
+    };
+    let syntax_lines: std::collections::BTreeSet<usize> =
+        syntax.iter().map(|e| line_of(e.span().start)).collect();
+    let start = |error: &Error| {
+        use miette::Diagnostic;
+        error
+            .labels()
+            .and_then(|mut labels| labels.next())
+            .map_or(0, |label| label.offset())
+    };
+    let mut errors: Vec<Error> = syntax.into_iter().map(Error::from).collect();
+    errors.extend(
+        lower::line_errors(text, range)
+            .into_iter()
+            .map(Error::from)
+            .filter(|error| !syntax_lines.contains(&line_of(start(error)))),
+    );
+    // Stable: a syntax error stays before an error of meaning at the same place.
+    errors.sort_by_key(start);
+    errors
 }

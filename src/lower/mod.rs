@@ -8,3 +8,91 @@ pub(crate) mod tables;
 
 pub use module::{lower_module, ModuleError, ModuleLowering};
 pub use shape::{lower_shape, LowerError};
+
+/// The errors of meaning each line of `source[range]` shows on its own, for text that has a
+/// syntax error and so is not lowered: the shapes written (element types, dims, layouts)
+/// and opcodes. They do not depend on the lines the parser had to skip, so they are
+/// reported beside the syntax errors, as XLA reports the first of either in text order.
+pub(crate) fn line_errors(source: &str, range: std::ops::Range<usize>) -> Vec<ModuleError> {
+    let mut sink = LineErrors::default();
+    // The parse fails: its syntax errors are the caller's. The parser may hand lines over
+    // twice (once before it meets the error, then again as it recovers).
+    let _ = crate::syntax::parse_module_into(source, range, &mut sink);
+    let mut errors = sink.errors;
+    errors.sort_by_key(|e| {
+        use miette::Diagnostic;
+        e.labels()
+            .and_then(|mut labels| labels.next())
+            .map(|label| (label.offset(), label.len()))
+    });
+    errors.dedup();
+    errors
+}
+
+/// The sink of [`line_errors`].
+#[derive(Default)]
+struct LineErrors {
+    errors: Vec<ModuleError>,
+}
+
+impl LineErrors {
+    fn shape(&mut self, shape: &crate::syntax::ast::Shape<'_>) {
+        if let Err(errors) = lower_shape(shape) {
+            self.errors
+                .extend(errors.into_iter().map(ModuleError::from));
+        }
+    }
+
+    fn operands(&mut self, operands: &[crate::syntax::ast::Operand<'_>]) {
+        use crate::syntax::ast::Operand;
+        for operand in operands {
+            match operand {
+                Operand::Ref { shape, .. } => {
+                    if let Some(shape) = shape {
+                        self.shape(shape);
+                    }
+                }
+                Operand::Nested {
+                    shape,
+                    opcode,
+                    operands,
+                    ..
+                } => {
+                    if let Some(shape) = shape {
+                        self.shape(shape);
+                    }
+                    self.opcode(opcode);
+                    self.operands(operands);
+                }
+                Operand::Shape(shape) => self.shape(shape),
+                Operand::Literal(_) => {}
+            }
+        }
+    }
+
+    fn opcode(&mut self, word: &crate::syntax::ast::Word<'_>) {
+        let opcode = crate::ir::opcode::Opcode::from_name(word.text);
+        self.errors.extend(module::unknown_opcode(&opcode, word));
+    }
+}
+
+impl<'s> crate::syntax::ast::Sink<'s> for LineErrors {
+    fn begin_computation(&mut self, head: crate::syntax::ast::ComputationHead<'s>) {
+        if let Some(signature) = &head.signature {
+            for (_, shape) in &signature.parameters {
+                self.shape(shape);
+            }
+            self.shape(&signature.result);
+        }
+    }
+
+    fn instruction(&mut self, instruction: crate::syntax::ast::Instruction<'s>) {
+        if let Some(shape) = &instruction.shape {
+            self.shape(shape);
+        }
+        self.opcode(&instruction.opcode);
+        self.operands(&instruction.operands);
+    }
+
+    fn end_computation(&mut self, _: Vec<crate::syntax::ast::Attribute<'s>>, _: usize) {}
+}

@@ -143,6 +143,24 @@ pub enum ModuleError {
         #[label("here")]
         span: Span,
     },
+    #[error("Unknown opcode: {name}")]
+    #[diagnostic(
+        code(hlo::module::unknown_opcode),
+        help("XLA's parser refuses an opcode it does not know (\"expects opcode\"); `hlo-layout fmt` keeps it")
+    )]
+    UnknownOpcode {
+        name: String,
+        #[label("not an opcode")]
+        span: Span,
+    },
+    #[error("unexpected attribute \"{name}\" in the HloModule header")]
+    #[diagnostic(code(hlo::module::header_attribute), help("allowed: {allowed}"))]
+    UnknownHeaderAttribute {
+        name: String,
+        allowed: String,
+        #[label("not a header attribute")]
+        span: Span,
+    },
     #[error("`parameter` needs one parameter number, as in `parameter(0)`")]
     #[diagnostic(code(hlo::module::parameter_number))]
     ParameterNumber {
@@ -1033,6 +1051,7 @@ fn header_attributes(
     errors: &mut Vec<ModuleError>,
 ) -> Vec<TextAttribute> {
     check_unique_attributes(&header.attributes, errors);
+    check_header_attributes(&header.attributes, errors);
     let mut attributes = Vec::with_capacity(header.attributes.len());
     for attribute in &header.attributes {
         match print::attribute_value_text(attribute, 0) {
@@ -1714,6 +1733,9 @@ impl<'s> ComputationLowering<'_, 's> {
         &'o [ast::Operand<'s>],
     )> {
         let opcode = Opcode::from_name(instruction.opcode.text);
+        self.closed
+            .errors
+            .extend(unknown_opcode(&opcode, &instruction.opcode));
         let (shape, shape_written) = match &instruction.shape {
             Some(shape) => match self.memo.shape(shape) {
                 Ok(shape) => (shape, true),
@@ -1739,6 +1761,7 @@ impl<'s> ComputationLowering<'_, 's> {
         lowered.span = instruction.span;
         check_unique_attributes(&instruction.attributes, &mut self.closed.errors);
         check_single_values(&instruction.attributes, &mut self.closed.errors);
+        check_frontend_attributes(&instruction.attributes, &mut self.closed.errors);
         let mut callee_lists = Vec::new();
         // Exactly: grown one at a time, the vector would keep room for four.
         lowered
@@ -2036,6 +2059,9 @@ impl<'s> ComputationLowering<'_, 's> {
         pending: &mut Vec<PendingOperand<'s>>,
     ) -> Option<InstrId> {
         let opcode = Opcode::from_name(instruction.opcode.text);
+        self.closed
+            .errors
+            .extend(unknown_opcode(&opcode, &instruction.opcode));
         let (shape, written) = match &instruction.shape {
             Some(shape) => (
                 self.memo
@@ -2147,6 +2173,71 @@ fn check_unique_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<M
 /// `custom_call_target="f"3`); only these attributes are written as several terms:
 /// `replica_groups=[2,4]<=[8]`, `mesh[...] {'x'}`, `device_ids=(...) {'x'}` after a mesh,
 /// `literal=f32[] 1` and `outfeed_shape=f32[4]{0}`.
+/// XLA's parser refuses an opcode it does not know where the opcode is written; it knows
+/// its async sugar (`custom-call-start`).
+pub(crate) fn unknown_opcode(opcode: &Opcode, word: &ast::Word<'_>) -> Option<ModuleError> {
+    match opcode {
+        Opcode::Unknown(_) if crate::verify::attributes::async_sugar(opcode).is_none() => {
+            Some(ModuleError::UnknownOpcode {
+                name: word.text.to_string(),
+                span: word.span,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// XLA's parser reads `frontend_attributes` by its own grammar, and points at the attribute
+/// when the value does not follow it.
+fn check_frontend_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
+    for attribute in attributes {
+        if attribute.name.text != "frontend_attributes" {
+            continue;
+        }
+        // A value that does not print is reported where it is lowered.
+        let Ok(value) = print::attribute_value_text(attribute, 0) else {
+            continue;
+        };
+        for message in crate::verify::frontend_attributes_problems(&value) {
+            errors.push(ModuleError::Invalid {
+                message,
+                span: attribute.span,
+            });
+        }
+    }
+}
+
+/// The header attributes XLA's parser refuses: names it does not read, and
+/// `input_output_alias` or `buffer_donor` values outside their grammar. Each is reported at
+/// the attribute, where XLA points.
+fn check_header_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
+    for attribute in attributes {
+        let name = attribute.name.text;
+        if !print::HEADER_ORDER.contains(&name) {
+            errors.push(ModuleError::UnknownHeaderAttribute {
+                name: name.to_string(),
+                allowed: print::HEADER_ORDER.join(", "),
+                span: attribute.name.span,
+            });
+            continue;
+        }
+        let check: fn(&str) -> Result<(), String> = match name {
+            "input_output_alias" => crate::verify::header::input_output_alias,
+            "buffer_donor" => crate::verify::header::buffer_donor,
+            _ => continue,
+        };
+        let Ok(value) = print::attribute_value_text(attribute, 0) else {
+            continue;
+        };
+        if let Err(message) = check(&value) {
+            errors.push(ModuleError::Invalid {
+                message: format!("{name}: {message}"),
+                span: attribute.span,
+            });
+        }
+    }
+}
+
 fn check_single_values(attributes: &[ast::Attribute<'_>], errors: &mut Vec<ModuleError>) {
     for attribute in attributes {
         let Some(extra) = attribute.value.get(1) else {

@@ -524,6 +524,20 @@ fn explain_runaway_text(
         }
     }
     if let Some(error) = last {
+        if let SyntaxError::UnterminatedComment { span } = &error {
+            // Seeing the comment's error token next, the parser may refuse the token right
+            // before it (an empty computation's `{`): that says nothing more either.
+            let start = span.start;
+            errors.retain(|e| {
+                let end = e.span().end;
+                let choked_before = matches!(e, SyntaxError::UnexpectedToken { .. })
+                    && end <= start
+                    && source
+                        .get(end..start)
+                        .is_some_and(|between| lexer::skip_trivia(between).is_empty());
+                !choked_before
+            });
+        }
         if !errors.contains(&error) {
             // The end-of-input error it caused says nothing more.
             errors.retain(|e| !matches!(e, SyntaxError::UnexpectedEof { .. }));

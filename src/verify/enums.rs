@@ -239,7 +239,7 @@ pub(super) fn metadata_keys(value: &str, errors: &mut Vec<String>) {
 }
 
 /// `{a="1",b={x}}`: XLA reads each value as a string or a braced blob, under a bare name.
-fn frontend_attributes(value: &str, errors: &mut Vec<String>) {
+pub(crate) fn frontend_attributes(value: &str, errors: &mut Vec<String>) {
     let inner = value
         .strip_prefix('{')
         .and_then(|v| v.strip_suffix('}'))

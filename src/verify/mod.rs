@@ -116,7 +116,10 @@ pub fn verify_on(
             },
         );
         asynchronous::shared_computations(module, &mut errors);
-        header_attributes(module, &mut errors);
+        // The header comes before the computations in the text, and so do its errors.
+        let mut header = Vec::new();
+        header_attributes(module, &mut header);
+        errors.splice(0..0, header);
     }
     if errors.is_empty() {
         Ok(())
@@ -399,7 +402,15 @@ pub(crate) fn async_start_callees(computation: &Computation) -> impl Iterator<It
     asynchronous::async_start_callees(computation)
 }
 
-/// The header's problems ([`verify`] checks them last), given the module's header
+/// What is wrong with a `frontend_attributes` value, by XLA's grammar for it; lowering
+/// checks it where the text writes it.
+pub(crate) fn frontend_attributes_problems(value: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    enums::frontend_attributes(value, &mut problems);
+    problems
+}
+
+/// The header's problems ([`verify`] reports them first, as the header comes first), given the module's header
 /// attributes and its entry computation.
 pub(crate) fn header_problems(attributes: &[TextAttribute], entry: &Callee<'_>) -> Vec<String> {
     let attribute = |name: &str| {
