@@ -344,7 +344,7 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
                         if *rank >= 2 {
                             row2[k + 1] += 1;
                         }
-                    } else if verbose && k == 1 {
+                    } else if verbose && k == verbose_run() {
                         println!("  {}/{}: xla {:?} ours {:?}", key.0, key.1, a, b);
                     }
                 }
@@ -392,6 +392,15 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
         percent(rank2[2], rank2[0]),
         percent(rank2[3], rank2[0])
     );
+}
+
+/// Which run's misses `agreement-verbose` lists: 1 (entry's kept, the default) or 2 (all
+/// erased, `auto`), from `HLO_AGREEMENT_RUN`.
+fn verbose_run() -> usize {
+    std::env::var("HLO_AGREEMENT_RUN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
 }
 
 fn main() {
