@@ -16,6 +16,13 @@
 //! layout is fixed (unless entry layouts are `auto`), and a group joined to it pays for a
 //! copy of it in every candidate but its own layout. A small parameter copied once is
 //! cheaper than padding a chain of large arrays computed from it, and then the group moves.
+//!
+//! Candidates are tried in an order that settles ties as XLA would: the layouts of known
+//! operands of the same rank first (XLA's `ChooseOutputLayoutFromOperandLayout`), then
+//! layouts that make a transpose or reshape a bitcast, that a consumer prefers or that the
+//! computation must return, then [`cost::candidates`]. A bitcast costs one byte, so that a
+//! tie goes to fewer instructions. A loop's initial value also pays for what the body's
+//! consumers prefer of that state element, since the state keeps its layout.
 
 use std::sync::Arc;
 

@@ -5,13 +5,11 @@
 //! - Entry parameters keep the layout the module gives them (`entry_computation_layout` or
 //!   the parameter's own); a layout without tiles fixes minor_to_major only and the target
 //!   supplies the tiles, as a TPU compiler does. A given result layout is enforced with a
-//!   copy at the root.
-//! - Ops that cannot change layout take the layout of their first operand of equal rank;
-//!   their other operands are converted to it.
-//! - A transpose takes the operand's layout permuted, so that it stays a bitcast.
-//! - Every other array result gets the descending layout with its size-1 dims moved
-//!   most-major, which avoids padding a degenerate dim to a whole tile. Dot and convolution
-//!   operands are converted to that layout too, the one the matrix units read.
+//!   copy at the root. With [`EntryLayouts::Auto`] the pass chooses them like other arrays.
+//! - Every array the pass is free to lay out gets the minor_to_major that costs least in the
+//!   model of [`cost`] (padding, bytes moved, layouts that dots and convolutions read),
+//!   chosen per group of arrays that must share a layout (`choose.rs`). Ops that cannot change
+//!   layout get their operands of equal rank converted to their layout.
 //! - Called computations (call, fusion, while body and condition, conditional branches) are
 //!   assigned from their call site's operand layouts; a while body's root is converted to its
 //!   parameter's layout, so all five while positions agree, tiles included; conditional
@@ -20,6 +18,9 @@
 //! - Conversions are `bitcast` only when every element keeps its physical bytes (the exact
 //!   predicate of `ir::bitcast`), `copy` otherwise. Reshapes and transposes that are
 //!   physically identical become bitcasts.
+//! - [`Policy::Descending`] keeps the rule from before the pass chose (descending layouts,
+//!   size-1 dims most-major, ops that cannot change layout following their first operand);
+//!   under [`Policy::MinimizeCost`] it is assigned too, and kept if it costs less.
 //!
 //! Before (JAX, default layouts):
 //! ```text
