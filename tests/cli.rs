@@ -180,6 +180,56 @@ fn assign_report_and_json() {
         .starts_with("HloModule reshape_degenerate"));
 }
 
+/// `--entry-layouts auto` chooses the entry's layouts too and writes them into the header:
+/// the example's given result layouts cost two copies, which `auto` does without. The JSON
+/// report gives the cost, the descending rule's and the bound.
+#[test]
+fn assign_entry_layouts_auto() {
+    let out = run(&[
+        "assign",
+        EXAMPLE,
+        "--entry-layouts",
+        "auto",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let document: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let file = &document["files"][0];
+    assert_eq!(file["report"]["copies_inserted"], 0);
+    let cost = &file["report"]["cost"];
+    let descending = &file["report"]["descending_cost"];
+    let total = |c: &serde_json::Value| {
+        ["padded_bytes", "moved_bytes", "unmet_preference_bytes"]
+            .iter()
+            .map(|k| c[k].as_i64().unwrap())
+            .sum::<i64>()
+    };
+    assert!(total(cost) <= total(descending), "{cost} {descending}");
+    assert!(
+        file["report"]["bound_padded_bytes"].as_i64().unwrap()
+            <= cost["padded_bytes"].as_i64().unwrap()
+    );
+    let text = file["modules"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("->(bf16[8,1,128]{2,0,1:T(8,128)(2,1)}, f32[256,16]{0,1:T(8,128)})}"),
+        "{text}"
+    );
+    let given = run(&["assign", EXAMPLE, "--entry-layouts", "given"]);
+    assert!(given.stdout.contains("copy("), "{}", given.stdout);
+    let bad = run(&["assign", EXAMPLE, "--entry-layouts", "chosen"]);
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    // The pass takes the same choice as a flag.
+    let pass = run(&["opt", EXAMPLE, "--passes", "layout-assignment{auto}"]);
+    assert_eq!(pass.code, Some(0), "{}", pass.stderr);
+    assert!(!pass.stdout.contains("copy("), "{}", pass.stdout);
+    assert!(
+        pass.stdout.contains("f32[256,16]{0,1:T(8,128)})}"),
+        "{}",
+        pass.stdout
+    );
+}
+
 // ---- stats ----
 
 #[test]
