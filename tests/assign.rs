@@ -144,6 +144,54 @@ fn corpus_modules_assign_verify_and_reparse() {
     assert_eq!(assigned, 52);
 }
 
+/// Issue 33: `assign` writes a module for every input `check` accepts, with the entry's
+/// layouts given and with `auto`, and the result verifies with layouts. Over every corpus
+/// module that parses and verifies (XLA's tests, its parser's round-trip cases, real TPU
+/// dumps whose bitcasts change element counts, JAX dumps, large models).
+#[test]
+fn every_module_check_accepts_assigns() {
+    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
+    let mut assigned = 0;
+    for folder in [
+        "jax",
+        "xla-tests",
+        "xla-parser-tests",
+        "tpu-real",
+        "tpu-real/xla-tests",
+    ] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let Ok(module) = hlo_layout::parse_module(&text) else {
+                continue;
+            };
+            if verify(&module, &VerifyOptions::default()).is_err() {
+                continue;
+            }
+            for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+                let mut module = module.clone();
+                let options = AssignOptions {
+                    entry_layouts,
+                    ..AssignOptions::default()
+                };
+                assign_layouts_with(&mut module, &Target::default_tpu(), &options)
+                    .unwrap_or_else(|e| panic!("{} ({entry_layouts:?}): {e}", path.display()));
+                let sensitive = VerifyOptions {
+                    layout_sensitive: true,
+                };
+                if let Err(errors) = verify(&module, &sensitive) {
+                    panic!("{} ({entry_layouts:?}): {errors:?}", path.display());
+                }
+            }
+            assigned += 1;
+        }
+    }
+    // 424 of the corpus's modules parse and verify as of this writing.
+    assert!(assigned >= 424, "only {assigned} modules assigned");
+}
+
 /// Found by fuzzing (assign target): compact tuple-element operands (`%p0#1#0`) were read as
 /// the whole tuple, so the assigned `tuple` did not verify. They become get-tuple-elements
 /// named as XLA's parser names them.

@@ -74,13 +74,13 @@ pub enum AssignError {
         #[label("this computation")]
         span: Span,
     },
-    /// A bitcast in the input is read as the reshape and transposes it stands for under its
-    /// written layouts; one that changes the element type or the number of elements stands
-    /// for none. (XLA rejects every bitcast that reaches layout assignment.)
-    #[error("`{instruction}` in `{computation}` bitcasts {from} to {to}, which is no reshape or transpose")]
+    /// A bitcast that is no reshape or transpose (it changes the element type or count)
+    /// keeps the layouts it was written with, which must give both sides the same bytes.
+    /// (XLA rejects every bitcast that reaches layout assignment.)
+    #[error("`{instruction}` in `{computation}` bitcasts {from} to {to}, which differ in bytes")]
     #[diagnostic(
         code(hlo::assign::bitcast),
-        help("layout assignment reads a bitcast as a reshape and transposes, which keep the element type and count; use bitcast-convert to change the type")
+        help("a bitcast that changes the element type or count keeps its written layouts, so they must give both sides the same padded size; use bitcast-convert to change the type elementwise")
     )]
     Bitcast {
         computation: String,
@@ -182,6 +182,7 @@ fn assign_once(
         sizes: FxHashMap::default(),
         conversions: FxHashMap::default(),
         loop_preferences: FxHashMap::default(),
+        opaque_bitcasts: OpaqueBitcasts::default(),
         names: computation_names(module),
         state: vec![State::Pending; module.computations.len()],
         report: AssignReport::default(),
@@ -189,9 +190,10 @@ fn assign_once(
         derived: FxHashMap::default(),
         bitcasts: FxHashMap::default(),
     };
-    check_bitcasts(module)?;
+    let opaque = check_bitcasts(module, target)?;
     materialize_tuple_paths(module);
-    decompose_bitcasts(module);
+    decompose_bitcasts(module, &opaque);
+    assigner.opaque_bitcasts = opaque;
     let entry = module.entry;
     // The header is read once: the pass changes only the instructions until the end.
     let written = module
@@ -303,6 +305,8 @@ struct Assigner<'t> {
     /// The conversion made of a value to a shape, by the computation's address, the value
     /// and the shared shape's address (every shared shape lives as long as the assigner).
     conversions: FxHashMap<(usize, InstrId, usize), InstrId>,
+    /// Bitcasts that keep their written layouts ([`check_bitcasts`]).
+    opaque_bitcasts: OpaqueBitcasts,
     /// What loop bodies prefer of each element of their state (`choose`).
     loop_preferences: FxHashMap<(ComputationId, usize), Vec<cost::OperandPreference>>,
     /// Computations by name (the first of a duplicated name), for callees named by attribute.
@@ -743,6 +747,12 @@ impl Assigner<'_> {
                 )
             }
             Opcode::Parameter => return Ok(None),
+            Opcode::Bitcast if self.opaque_bitcasts.contains_key(&(comp.0, instr)) => {
+                let (from, to) = self.opaque_bitcasts[&(comp.0, instr)].clone();
+                let computation = module.computation_mut(comp);
+                self.convert_operand(computation, instr, 0, &from);
+                self.shared(to)
+            }
             Opcode::Tuple => self.shared(Shape::Tuple(
                 operands.iter().map(|o| Shape::clone(o)).collect(),
             )),
@@ -1090,11 +1100,18 @@ fn materialize_tuple_paths(module: &mut Module) {
     }
 }
 
-/// Every array-to-array bitcast must keep the element type and count, so that
-/// [`decompose_bitcasts`] can read it as a reshape and transposes. Checked before anything
-/// changes, so that a module assignment fails on is left as it was.
-fn check_bitcasts(module: &Module) -> Result<(), AssignError> {
-    for computation in &module.computations {
+/// The bitcasts that are no reshape or transpose, by computation and instruction, with the
+/// layouts they keep: their operand's and their own as written, with the target's tiles
+/// where the written ones have none and both sides then keep equal bytes.
+type OpaqueBitcasts = FxHashMap<(u32, InstrId), (Shape, Shape)>;
+
+/// Finds the array-to-array bitcasts that change the element type or count: they cannot be
+/// read as a reshape and transposes ([`decompose_bitcasts`]), so they keep their written
+/// layouts, which must give both sides the same bytes. Checked before anything changes, so
+/// that a module assignment fails on is left as it was.
+fn check_bitcasts(module: &Module, target: &Target) -> Result<OpaqueBitcasts, AssignError> {
+    let mut opaque = OpaqueBitcasts::default();
+    for (computation_id, computation) in module.computation_ids().zip(&module.computations) {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if instruction.opcode != Opcode::Bitcast {
@@ -1114,7 +1131,19 @@ fn check_bitcasts(module: &Module) -> Result<(), AssignError> {
                 _ => true,
             };
             let reads_as_shape_change = from.element_type == to.element_type && same_count;
-            if !reads_as_shape_change && !is_type_reinterpretation(from, to) {
+            if reads_as_shape_change || is_type_reinterpretation(from, to) {
+                continue;
+            }
+            let same_bytes = |a: &ArrayShape, b: &ArrayShape| matches!((cost::array_bytes(a), cost::array_bytes(b)), (Some(x), Some(y)) if x == y);
+            let (tiled_from, tiled_to) = (target.assign_tiles(from), target.assign_tiles(to));
+            let kept = if from.layout_or_default().tiles.is_empty()
+                && to.layout_or_default().tiles.is_empty()
+                && same_bytes(&tiled_from, &tiled_to)
+            {
+                (tiled_from, tiled_to)
+            } else if same_bytes(from, to) {
+                (from.clone(), to.clone())
+            } else {
                 return Err(AssignError::Bitcast {
                     computation: computation.name.clone(),
                     instruction: instruction.name.to_string(),
@@ -1122,10 +1151,14 @@ fn check_bitcasts(module: &Module) -> Result<(), AssignError> {
                     to: to.to_string(),
                     span: instruction.span,
                 });
-            }
+            };
+            opaque.insert(
+                (computation_id.0, id),
+                (Shape::Array(kept.0), Shape::Array(kept.1)),
+            );
         }
     }
-    Ok(())
+    Ok(opaque)
 }
 
 /// A bitcast between element types of one width that keeps the dims and their order
@@ -1144,13 +1177,15 @@ fn is_type_reinterpretation(from: &ArrayShape, to: &ArrayShape) -> bool {
 /// to the result's physical dims, and a transpose into the result's logical order, leaving
 /// out the steps that do nothing. Assignment then makes them bitcasts again where the new
 /// layouts move no data.
-fn decompose_bitcasts(module: &mut Module) {
-    for computation in &mut module.computations {
+fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
+    let ids: Vec<ComputationId> = module.computation_ids().collect();
+    for (computation_id, computation) in ids.into_iter().zip(&mut module.computations) {
         let bitcasts: Vec<InstrId> = computation
             .order()
             .iter()
             .copied()
             .filter(|&id| computation.instruction(id).opcode == Opcode::Bitcast)
+            .filter(|&id| !opaque.contains_key(&(computation_id.0, id)))
             .collect();
         for id in bitcasts {
             let Some(&operand) = computation.operands(id).first() else {
