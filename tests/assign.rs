@@ -273,11 +273,20 @@ fn s4_scatter_with_s32_indices_assigns_and_verifies() {
 }
 
 /// Found by fuzzing (assign target): a bitcast that changes the element type or count has no
-/// reading as reshape and transposes; assignment refuses it and leaves the module as it was.
+/// reading as reshape and transposes. It keeps its written layouts, tiled by the target when
+/// both sides then keep equal bytes (`f32[64,128]` to `f32[8,8,64]`: 32 KiB each under
+/// `T(8,128)`); when no layout gives them equal bytes (`f16[8,8,128]` is half the size),
+/// assignment refuses it and leaves the module as it was.
 #[test]
 fn bitcast_that_changes_the_element_type_or_count_is_an_error() {
     let text = common::regression_input("bitcast_changes_type.hlo");
-    for to in ["f16[8,8,128]", "f32[8,8,64]"] {
+    let count = text.replacen("f16[8,8,128]", "f32[8,8,64]", 1);
+    let (module, _) = assign_text(&count, "tpu-v5e");
+    assert!(
+        module.contains("ROOT b = f32[8,8,64]{2,1,0:T(8,128)} bitcast(n)"),
+        "{module}"
+    );
+    for to in ["f16[8,8,128]", "f16[8,8,64]"] {
         let text = text.replacen("f16[8,8,128]", to, 1);
         let mut module = hlo_layout::parse_module(&text).unwrap();
         verify(&module, &VerifyOptions::default()).expect("XLA's verifier takes any bitcast");
