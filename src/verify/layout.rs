@@ -1,10 +1,12 @@
-//! Layout-sensitive checks: a `bitcast` keeps the physical byte size, and ops that cannot
-//! change layout give same-rank array operands their own layout.
+//! Layout-sensitive checks: a `bitcast` keeps the physical byte size and, between arrays of
+//! one element type and count, every element's bytes; ops that cannot change layout give
+//! same-rank array operands their own layout.
 
+use crate::ir::bitcast::{brute_force, symbolic_verdict, Correspondence, SymbolicVerdict};
 use crate::ir::layout::Layout;
 use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
-use crate::ir::shape::Shape;
+use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::tiling::PhysicalLayout;
 
 /// Problems with the layouts of one instruction (its opcode, result and operand shapes).
@@ -21,6 +23,12 @@ pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String
                          and operand ({} bytes, {operand})",
                         to.bytes(),
                         from.bytes()
+                    ));
+                } else if moves_elements(operand, result) == Some(true) {
+                    errors.push(format!(
+                        "Bitcast moves elements: {operand} and {result} have the same size, but \
+                         read in physical order their tiles put some element at another byte \
+                         (a copy, not a bitcast)"
                     ));
                 }
             }
@@ -53,6 +61,51 @@ pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String
         }
     }
     errors
+}
+
+/// Whether a bitcast of `from` to `to`, of one element type and count, moves an element.
+/// A bitcast means the element that is k-th in `from`'s physical order (major to minor, as
+/// XLA's `DecomposeBitcast` reads it: transpose, reshape, transpose) is k-th in `to`'s; the
+/// exact tiled memory map must then give both the same bytes. XLA checks only the sizes, and
+/// with tiles equal sizes can still scramble elements (`f32[16,256]{1,0:T(8,128)}` to
+/// `f32[4096]{0:T(1024)}`). Memory spaces do not matter here. `None` when it cannot tell
+/// (other element types or counts, dynamic dims, per-dim level types, too many elements for
+/// the symbolic answer to be settled by enumeration).
+fn moves_elements(from: &ArrayShape, to: &ArrayShape) -> Option<bool> {
+    if from.element_type != to.element_type || from.element_count()? != to.element_count()? {
+        return None;
+    }
+    let from = PhysicalLayout::new(&in_physical_order(from)?).ok()?;
+    let to = PhysicalLayout::new(&in_physical_order(to)?).ok()?;
+    match symbolic_verdict(&from, &to, Correspondence::Reshape) {
+        SymbolicVerdict::Bitcast => Some(false),
+        SymbolicVerdict::Copy => Some(true),
+        SymbolicVerdict::Undecided => (to.logical_elements()
+            <= crate::ir::bitcast::BRUTE_FORCE_LIMIT)
+            .then(|| !brute_force(&from, &to, Correspondence::Reshape)),
+    }
+}
+
+/// The same bytes as an array whose logical dims are `array`'s in physical order (major
+/// first), so its layout is descending with the same tiles; memory space 0.
+fn in_physical_order(array: &ArrayShape) -> Option<ArrayShape> {
+    let mut layout = array.layout_or_default().into_owned();
+    if !layout.dim_level_types.is_empty() || layout.minor_to_major.len() != array.rank() {
+        return None;
+    }
+    let dims = layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| array.dims.get(usize::try_from(d).ok()?).copied())
+        .collect::<Option<Vec<_>>>()?;
+    layout.minor_to_major = (0..array.rank() as i64).rev().collect();
+    layout.memory_space = 0;
+    Some(ArrayShape {
+        element_type: array.element_type,
+        dims,
+        layout: Some(layout),
+    })
 }
 
 /// XLA's `Layout::Equal().IgnoreTiles().IgnoreMemorySpace()`, optionally ignoring the
