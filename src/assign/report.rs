@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::ir::module::{Computation, Instruction, Module};
-use crate::ir::opcode::Opcode;
+pub use super::cost::defines_buffer;
+use crate::ir::module::{Computation, Module};
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{PhysicalLayout, Target};
 
@@ -227,16 +227,6 @@ impl<'a> Padding<'a> {
             .collect();
         self
     }
-}
-
-/// Whether `instruction`'s result is a buffer of its own rather than an alias of another.
-pub fn defines_buffer(computation: &Computation, instruction: &Instruction) -> bool {
-    let callee_parameter = !computation.is_entry && instruction.opcode == Opcode::Parameter;
-    !callee_parameter
-        && !matches!(
-            instruction.opcode,
-            Opcode::Tuple | Opcode::GetTupleElement | Opcode::Bitcast
-        )
 }
 
 /// Why the first tile pads this array, in words, and one line of advice on avoiding it.
