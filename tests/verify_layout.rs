@@ -51,6 +51,12 @@ fn bitcasts_that_keep_every_element_pass() {
             "bf16[1024,128]{1,0:T(8,128)(2,1)S(1)}",
             "bf16[1024,128]{1,0:T(8,128)(2,1)}",
         ),
+        // A reshape that assignment made a bitcast: row-major element k keeps its bytes,
+        // though read in physical order the tiles would not line up.
+        (
+            "f32[1,1,4,256]{3,2,1,0:T(4,128)}",
+            "f32[1,1,4,2,128]{4,2,3,1,0:T(4,128)}",
+        ),
         // A degenerate dim added most-major.
         ("f32[16,128]{1,0:T(8,128)}", "f32[16,128,1]{1,0,2:T(8,128)}"),
         // A count-changing bitcast of equal size is XLA's business: only sizes are checked.

@@ -27,8 +27,8 @@ pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String
                 } else if moves_elements(operand, result) == Some(true) {
                     errors.push(format!(
                         "Bitcast moves elements: {operand} and {result} have the same size, but \
-                         read in physical order their tiles put some element at another byte \
-                         (a copy, not a bitcast)"
+                         neither as a reshape nor read in physical order do their tiles keep \
+                         every element's bytes (a copy, not a bitcast)"
                     ));
                 }
             }
@@ -63,11 +63,12 @@ pub fn check(opcode: &Opcode, result: &Shape, operands: &[&Shape]) -> Vec<String
     errors
 }
 
-/// Whether a bitcast of `from` to `to`, of one element type and count, moves an element.
-/// A bitcast means the element that is k-th in `from`'s physical order (major to minor, as
-/// XLA's `DecomposeBitcast` reads it: transpose, reshape, transpose) is k-th in `to`'s; the
-/// exact tiled memory map must then give both the same bytes. XLA checks only the sizes, and
-/// with tiles equal sizes can still scramble elements (`f32[16,256]{1,0:T(8,128)}` to
+/// Whether a bitcast of `from` to `to`, of one element type and count, moves an element: it
+/// must stand for a reshape (element k in row-major order on both sides keeps its bytes, as
+/// assignment makes reshapes bitcasts) or for what XLA's `DecomposeBitcast` reads it as (the
+/// k-th element in `from`'s physical order, major to minor, is the k-th in `to`'s: transpose,
+/// reshape, transpose), with the exact tiled memory map. XLA checks only the sizes, and with
+/// tiles equal sizes can still scramble elements (`f32[16,256]{1,0:T(8,128)}` to
 /// `f32[4096]{0:T(1024)}`). Memory spaces do not matter here. `None` when it cannot tell
 /// (other element types or counts, dynamic dims, per-dim level types, too many elements for
 /// the symbolic answer to be settled by enumeration).
@@ -75,19 +76,38 @@ fn moves_elements(from: &ArrayShape, to: &ArrayShape) -> Option<bool> {
     if from.element_type != to.element_type || from.element_count()? != to.element_count()? {
         return None;
     }
-    let from = PhysicalLayout::new(&in_physical_order(from)?).ok()?;
-    let to = PhysicalLayout::new(&in_physical_order(to)?).ok()?;
-    match symbolic_verdict(&from, &to, Correspondence::Reshape) {
-        SymbolicVerdict::Bitcast => Some(false),
-        SymbolicVerdict::Copy => Some(true),
-        SymbolicVerdict::Undecided => (to.logical_elements()
-            <= crate::ir::bitcast::BRUTE_FORCE_LIMIT)
-            .then(|| !brute_force(&from, &to, Correspondence::Reshape)),
+    let keeps = |from: &ArrayShape, to: &ArrayShape| -> Option<bool> {
+        let from = PhysicalLayout::new(from).ok()?;
+        let to = PhysicalLayout::new(to).ok()?;
+        match symbolic_verdict(&from, &to, Correspondence::Reshape) {
+            SymbolicVerdict::Bitcast => Some(true),
+            SymbolicVerdict::Copy => Some(false),
+            SymbolicVerdict::Undecided => (to.logical_elements()
+                <= crate::ir::bitcast::BRUTE_FORCE_LIMIT)
+                .then(|| brute_force(&from, &to, Correspondence::Reshape)),
+        }
+    };
+    let (from, to) = (in_space_zero(from), in_space_zero(to));
+    if keeps(&from, &to)? {
+        return Some(false);
     }
+    Some(!keeps(
+        &in_physical_order(&from)?,
+        &in_physical_order(&to)?,
+    )?)
+}
+
+/// `array` in memory space 0, which a bitcast may change.
+fn in_space_zero(array: &ArrayShape) -> ArrayShape {
+    let mut array = array.clone();
+    if let Some(layout) = &mut array.layout {
+        layout.memory_space = 0;
+    }
+    array
 }
 
 /// The same bytes as an array whose logical dims are `array`'s in physical order (major
-/// first), so its layout is descending with the same tiles; memory space 0.
+/// first), so its layout is descending with the same tiles.
 fn in_physical_order(array: &ArrayShape) -> Option<ArrayShape> {
     let mut layout = array.layout_or_default().into_owned();
     if !layout.dim_level_types.is_empty() || layout.minor_to_major.len() != array.rank() {
@@ -100,7 +120,6 @@ fn in_physical_order(array: &ArrayShape) -> Option<ArrayShape> {
         .map(|&d| array.dims.get(usize::try_from(d).ok()?).copied())
         .collect::<Option<Vec<_>>>()?;
     layout.minor_to_major = (0..array.rank() as i64).rev().collect();
-    layout.memory_space = 0;
     Some(ArrayShape {
         element_type: array.element_type,
         dims,
