@@ -1,14 +1,14 @@
 //! A pass written outside the crate: `strip-metadata` removes every `metadata={...}`
-//! attribute, then runs in a pipeline after `dce`, with the verifier checking the module
-//! after each pass that changed it.
+//! attribute. Registered beside the built-in passes, it is named in pipeline text like them,
+//! `dce,strip-metadata`, and the pipeline verifies the module after each pass that changed it.
 //!
 //! ```text
-//! cargo run --example user_pass -- module.hlo
+//! cargo run --example user_pass -- module.hlo [PASSES]
 //! ```
 
 use hlo_layout::ir::Module;
-use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline};
-use hlo_layout::passes::dce::Dce;
+use hlo_layout::pass::registry::{PassInfo, Registry};
+use hlo_layout::pass::{Changed, Pass, PassContext, PassError, PipelineOptions};
 
 /// Removes `metadata` from every instruction.
 pub struct StripMetadata;
@@ -36,13 +36,47 @@ impl Pass for StripMetadata {
     }
 }
 
+/// The built-in passes and `strip-metadata`.
+pub fn registry() -> Registry {
+    let mut registry = Registry::builtin();
+    registry
+        .register(PassInfo {
+            name: "strip-metadata",
+            description: "Removes every instruction's metadata attribute.",
+            flags: &[],
+            create: |_| Box::new(StripMetadata),
+        })
+        .expect("a new kebab-case name");
+    registry
+}
+
+/// Parses `text`, runs the pipeline `passes` (e.g. `dce,strip-metadata`) and returns the
+/// module as text.
+pub fn run_passes(text: &str, passes: &str) -> Result<String, String> {
+    let mut module = hlo_layout::parse_module(text).map_err(|e| format!("{e:?}"))?;
+    let spec = registry().parse(passes).map_err(|errors| {
+        let messages: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                format!(
+                    "{e}{}",
+                    e.help
+                        .as_deref()
+                        .map_or(String::new(), |h| format!(" ({h})"))
+                )
+            })
+            .collect();
+        messages.join("; ")
+    })?;
+    spec.instantiate("example", PipelineOptions::default())
+        .run(&mut module)
+        .map_err(|e| e.to_string())?;
+    Ok(hlo_layout::print::print_ir_module(&module))
+}
+
 /// Parses `text`, runs `dce,strip-metadata` and returns the module as text.
 pub fn run(text: &str) -> Result<String, String> {
-    let mut module = hlo_layout::parse_module(text).map_err(|e| format!("{e:?}"))?;
-    let mut pipeline = Pipeline::new("example");
-    pipeline.add(Dce).add(StripMetadata);
-    pipeline.run(&mut module).map_err(|e| e.to_string())?;
-    Ok(hlo_layout::print::print_ir_module(&module))
+    run_passes(text, "dce,strip-metadata")
 }
 
 const DEFAULT: &str = r#"ENTRY main {
@@ -63,7 +97,10 @@ fn main() -> std::process::ExitCode {
         },
         None => DEFAULT.to_string(),
     };
-    match run(&text) {
+    let passes = std::env::args()
+        .nth(2)
+        .unwrap_or_else(|| "dce,strip-metadata".to_string());
+    match run_passes(&text, &passes) {
         Ok(printed) => {
             print!("{printed}");
             std::process::ExitCode::SUCCESS

@@ -26,3 +26,25 @@ fn the_example_pass_reports_no_change_when_there_is_no_metadata() {
     let changed = pass.run(&mut module, &mut PassContext::default()).unwrap();
     assert!(!changed.0);
 }
+
+/// A registered user pass is named in pipeline text like a built-in one: in groups, with
+/// typos answered by a suggestion among all registered passes, and listed by the registry.
+#[test]
+fn a_registered_user_pass_is_named_in_pipeline_text() {
+    let input = "ENTRY main {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} add(p, p), metadata={op_name=\"add\"}\n}\n";
+    let output = user_pass::run_passes(input, "fixpoint(strip-metadata,dce),verify").unwrap();
+    assert!(!output.contains("metadata"), "{output}");
+    let error = user_pass::run_passes(input, "dce,strip-metadat").unwrap_err();
+    assert!(error.contains("did you mean `strip-metadata`?"), "{error}");
+    // Without the registration the built-in parser does not know it.
+    assert!(hlo_layout::pass::parse_pipeline("strip-metadata").is_err());
+    let names: Vec<&str> = user_pass::registry()
+        .passes()
+        .iter()
+        .map(|p| p.name)
+        .collect();
+    assert!(
+        names.contains(&"strip-metadata") && names.contains(&"dce"),
+        "{names:?}"
+    );
+}

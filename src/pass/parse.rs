@@ -10,7 +10,7 @@
 //! [registry](super::registry); an unknown name suggests the closest registered one.
 
 use super::pipeline::{Pipeline, PipelineOptions, Step};
-use super::registry::{self, PassInfo};
+use super::registry::{PassInfo, Registry};
 use crate::syntax::ast::Span;
 
 /// A problem in `--passes` text, with the span of the offending part.
@@ -51,7 +51,7 @@ pub struct PipelineSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepSpec {
     Pass {
-        info: &'static PassInfo,
+        info: PassInfo,
         flags: Vec<&'static str>,
         span: Span,
     },
@@ -109,6 +109,7 @@ impl Token<'_> {
 }
 
 struct Parser<'a> {
+    registry: &'a Registry,
     text: &'a str,
     position: usize,
     errors: Vec<PipelineSyntaxError>,
@@ -229,14 +230,14 @@ impl<'a> Parser<'a> {
                 span: Span::new(span.start, close.end),
             });
         }
-        let info = registry::find(name);
+        let info = self.registry.find(name).copied();
         if info.is_none() {
             let mut error = PipelineSyntaxError::new(
                 span,
                 format!("unknown pass `{name}`"),
                 "not a registered pass",
             );
-            error = match closest(name) {
+            error = match closest(self.registry, name) {
                 Some(suggestion) => error.with_help(format!(
                     "did you mean `{suggestion}`? (`hlo-layout passes` lists them all)"
                 )),
@@ -314,10 +315,19 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parses and checks `--passes` text; every unknown name is reported, but the first syntax
-/// error stops the parse.
+/// Parses and checks `--passes` text against the built-in passes; every unknown name is
+/// reported, but the first syntax error stops the parse. [`Registry::parse`] takes a
+/// program's own passes too.
 pub fn parse_pipeline(text: &str) -> Result<PipelineSpec, Vec<PipelineSyntaxError>> {
+    parse_pipeline_in(&Registry::builtin(), text)
+}
+
+pub(super) fn parse_pipeline_in(
+    registry: &Registry,
+    text: &str,
+) -> Result<PipelineSpec, Vec<PipelineSyntaxError>> {
     let mut parser = Parser {
+        registry,
         text,
         position: 0,
         errors: Vec::new(),
@@ -363,8 +373,9 @@ pub fn parse_pipeline(text: &str) -> Result<PipelineSpec, Vec<PipelineSyntaxErro
 /// The registered pass name closest to `name`: the nearest by edit distance when that is
 /// close enough to be a typo, else one that `name` begins (`simplify` for
 /// `simplify-layout-ops`).
-fn closest(name: &str) -> Option<&'static str> {
-    let (distance, best) = registry::all()
+fn closest(registry: &Registry, name: &str) -> Option<&'static str> {
+    let (distance, best) = registry
+        .passes()
         .iter()
         .map(|info| (edit_distance(name, info.name), info.name))
         .min()?;
@@ -372,7 +383,8 @@ fn closest(name: &str) -> Option<&'static str> {
     if distance <= limit {
         return Some(best);
     }
-    registry::all()
+    registry
+        .passes()
         .iter()
         .map(|info| info.name)
         .find(|candidate| !name.is_empty() && candidate.starts_with(name))

@@ -1,10 +1,41 @@
-//! The built-in passes: one alphabetical table, read by `--passes` and `hlo-layout passes`.
+//! The passes `--passes` text can name: the built-in table (read by `hlo-layout passes`),
+//! and [`Registry`], which a program extends with its own passes so that pipeline text
+//! names them like the built-in ones.
+//!
+//! ```
+//! use hlo_layout::ir::Module;
+//! use hlo_layout::pass::registry::{PassInfo, Registry};
+//! use hlo_layout::pass::{Changed, Pass, PassContext, PassError, PipelineOptions};
+//!
+//! struct Nothing;
+//! impl Pass for Nothing {
+//!     fn name(&self) -> &'static str { "nothing" }
+//!     fn description(&self) -> &'static str { "Changes nothing." }
+//!     fn run(&mut self, _: &mut Module, _: &mut PassContext) -> Result<Changed, PassError> {
+//!         Ok(Changed::NO)
+//!     }
+//! }
+//!
+//! let mut registry = Registry::builtin();
+//! registry
+//!     .register(PassInfo {
+//!         name: "nothing",
+//!         description: "Changes nothing.",
+//!         flags: &[],
+//!         create: |_| Box::new(Nothing),
+//!     })
+//!     .unwrap();
+//! let spec = registry.parse("dce,nothing,verify").unwrap();
+//! let mut module = hlo_layout::parse_module("ENTRY e {\n  ROOT c = f32[] constant(1)\n}\n").unwrap();
+//! spec.instantiate("example", PipelineOptions::default()).run(&mut module).unwrap();
+//! ```
 
 use super::Pass;
 use crate::passes;
 
 /// A registered pass: its name, what it does, the flags `name{flag}` it takes, and how to
 /// make one.
+#[derive(Clone, Copy)]
 pub struct PassInfo {
     pub name: &'static str,
     pub description: &'static str,
@@ -65,9 +96,112 @@ pub fn find(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|info| info.name == name)
 }
 
+/// The passes a pipeline text may name: the built-in ones and any a program registers.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    /// Sorted by name, names distinct.
+    passes: Vec<PassInfo>,
+}
+
+/// Why a pass cannot be registered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum RegistryError {
+    #[error("a pass named `{0}` is registered already")]
+    #[diagnostic(code(hlo::pass::registry::duplicate))]
+    Duplicate(String),
+    #[error("`{0}` is not a pass name: names are lower-case words joined by `-`, as `dce`")]
+    #[diagnostic(code(hlo::pass::registry::name))]
+    BadName(String),
+}
+
+impl Registry {
+    /// The built-in passes.
+    pub fn builtin() -> Registry {
+        Registry {
+            passes: PASSES.to_vec(),
+        }
+    }
+
+    /// Adds a pass; its name must be kebab-case, new, and not `fixpoint`.
+    pub fn register(&mut self, info: PassInfo) -> Result<&mut Registry, RegistryError> {
+        let kebab = !info.name.is_empty()
+            && info.name != "fixpoint"
+            && info.name.split('-').all(|word| {
+                !word.is_empty()
+                    && word
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
+        if !kebab {
+            return Err(RegistryError::BadName(info.name.to_string()));
+        }
+        match self.passes.binary_search_by(|p| p.name.cmp(info.name)) {
+            Ok(_) => Err(RegistryError::Duplicate(info.name.to_string())),
+            Err(at) => {
+                self.passes.insert(at, info);
+                Ok(self)
+            }
+        }
+    }
+
+    /// Every registered pass, sorted by name.
+    pub fn passes(&self) -> &[PassInfo] {
+        &self.passes
+    }
+
+    /// The registered pass called `name`.
+    pub fn find(&self, name: &str) -> Option<&PassInfo> {
+        self.passes
+            .binary_search_by(|p| p.name.cmp(name))
+            .ok()
+            .map(|at| &self.passes[at])
+    }
+
+    /// Parses and checks `--passes` text against these passes (see
+    /// [`super::parse_pipeline`], which uses the built-in ones).
+    pub fn parse(
+        &self,
+        text: &str,
+    ) -> Result<super::PipelineSpec, Vec<super::PipelineSyntaxError>> {
+        super::parse::parse_pipeline_in(self, text)
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::builtin()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn registered_names_are_new_kebab_case_words() {
+        let info = |name: &'static str| PassInfo {
+            name,
+            description: "Nothing.",
+            flags: &[],
+            create: |_| Box::new(passes::dce::Dce),
+        };
+        let mut registry = Registry::builtin();
+        assert!(registry.register(info("my-pass-2")).is_ok());
+        assert_eq!(
+            registry.register(info("dce")).err(),
+            Some(RegistryError::Duplicate("dce".into()))
+        );
+        for bad in ["", "fixpoint", "My", "a--b", "a_b", "-a"] {
+            assert_eq!(
+                registry.register(info(bad)).err(),
+                Some(RegistryError::BadName(bad.into())),
+                "{bad}"
+            );
+        }
+        let names: Vec<&str> = registry.passes().iter().map(|p| p.name).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(registry.find("my-pass-2").is_some());
+    }
 
     #[test]
     fn sorted_and_consistent_with_the_passes() {
