@@ -449,10 +449,13 @@ mod tests {
     #[test]
     fn distances() {
         assert_eq!(edit_distance("dec", "dce"), 1);
-        assert_eq!(closest("dec"), Some("dce"));
+        assert_eq!(closest(&Registry::builtin(), "dec"), Some("dce"));
         assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(closest("verfy"), Some("verify"));
-        assert_eq!(closest("simplify"), Some("simplify-layout-ops"));
-        assert_eq!(closest("zzzzzzzz"), None);
+        assert_eq!(closest(&Registry::builtin(), "verfy"), Some("verify"));
+        assert_eq!(
+            closest(&Registry::builtin(), "simplify"),
+            Some("simplify-layout-ops")
+        );
+        assert_eq!(closest(&Registry::builtin(), "zzzzzzzz"), None);
     }
 }
