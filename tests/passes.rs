@@ -360,3 +360,45 @@ fn dce_keeps_computations_named_in_unknown_attributes() {
     let printed = hlo_layout::print::print_ir_module(&module);
     parse(&printed);
 }
+
+/// Passes keep counters through their context; the pipeline's report gives each pass's
+/// totals over its runs, in the order first counted (issue 29, per-pass statistics).
+#[test]
+fn pass_statistics_are_read_back_after_a_pipeline() {
+    let mut module = parse(
+        "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  a = f32[4]{0} negate(p)\n  b = f32[4]{0} negate(a)\n  ROOT r = f32[4]{0} add(p, p)\n}\n",
+    );
+    let report = run("fixpoint(dce)", &mut module, PipelineOptions::default()).unwrap();
+    let removed = report
+        .statistics
+        .iter()
+        .find(|s| s.pass == "dce" && s.name == "instructions removed")
+        .expect("dce counts what it removes");
+    // Two runs of the group: the first removes both negates, the second nothing.
+    assert_eq!(removed.value, 2);
+
+    struct Counting;
+    impl Pass for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn description(&self) -> &'static str {
+            "Counts instructions."
+        }
+        fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
+            cx.count("instructions seen", module.instruction_count() as u64);
+            Ok(Changed::NO)
+        }
+    }
+    let mut pipeline = hlo_layout::pass::Pipeline::new("stats");
+    pipeline.add(Counting).add(Counting);
+    let report = pipeline.run(&mut module).unwrap();
+    assert_eq!(
+        report.statistics,
+        [hlo_layout::pass::Statistic {
+            pass: "counting",
+            name: "instructions seen",
+            value: 4,
+        }]
+    );
+}

@@ -124,6 +124,12 @@ pub fn run(args: Args) -> Outcome {
                                 pipeline.describe(),
                                 report.timing
                             ));
+                            for statistic in &report.statistics {
+                                notes.push_str(&format!(
+                                    "  {}: {} {}\n",
+                                    statistic.pass, statistic.value, statistic.name
+                                ));
+                            }
                             timings.push(json!({
                                 "module": module.name,
                                 "passes": report.timing.entries().iter().map(|e| json!({
@@ -132,6 +138,7 @@ pub fn run(args: Args) -> Outcome {
                                     "changed": e.changed,
                                     "milliseconds": e.total.as_secs_f64() * 1000.0,
                                 })).collect::<Vec<_>>(),
+                                "statistics": report.statistics,
                             }));
                         }
                     }

@@ -108,6 +108,18 @@ pub struct PassContext {
     /// The checks the pipeline's verifier makes; the `verify` pass adds to them.
     pub verify: VerifyOptions,
     warnings: Vec<String>,
+    /// The pass being run, whose counters [`PassContext::count`] adds to.
+    current: &'static str,
+    statistics: Vec<Statistic>,
+}
+
+/// A counter a pass keeps (XLA's and LLVM's pass statistics): which pass, what it counts, and
+/// the total over every run of that pass in one pipeline run.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Statistic {
+    pub pass: &'static str,
+    pub name: &'static str,
+    pub value: u64,
 }
 
 impl PassContext {
@@ -115,7 +127,40 @@ impl PassContext {
         PassContext {
             verify,
             warnings: Vec::new(),
+            current: "",
+            statistics: Vec::new(),
         }
+    }
+
+    /// Adds `by` to the running pass's counter `name` (e.g. `instructions removed`); the
+    /// pipeline's report gives the totals ([`RunReport::statistics`]).
+    pub fn count(&mut self, name: &'static str, by: u64) {
+        let pass = self.current;
+        match self
+            .statistics
+            .iter_mut()
+            .find(|s| s.pass == pass && s.name == name)
+        {
+            Some(statistic) => statistic.value = statistic.value.saturating_add(by),
+            None => self.statistics.push(Statistic {
+                pass,
+                name,
+                value: by,
+            }),
+        }
+    }
+
+    /// The counters so far, in the order they were first counted.
+    pub fn statistics(&self) -> &[Statistic] {
+        &self.statistics
+    }
+
+    pub(crate) fn set_current_pass(&mut self, pass: &'static str) {
+        self.current = pass;
+    }
+
+    pub(crate) fn take_statistics(&mut self) -> Vec<Statistic> {
+        std::mem::take(&mut self.statistics)
     }
 
     /// Records a warning for the caller to show; passes never print.

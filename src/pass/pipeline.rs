@@ -253,6 +253,8 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// Dump files written, in order.
     pub dumps: Vec<PathBuf>,
+    /// The counters the passes kept, totalled over their runs, in the order first counted.
+    pub statistics: Vec<super::Statistic>,
 }
 
 /// What comes after the step being run, so a dump can name the next pass as XLA does.
@@ -370,6 +372,7 @@ impl Pipeline {
         runner.run_steps(&mut self.steps, module, &Follow::End)?;
         runner.report.changed = runner.changes > 0;
         runner.report.warnings.extend(runner.cx.take_warnings());
+        runner.report.statistics = runner.cx.take_statistics();
         Ok(runner.report)
     }
 }
@@ -442,6 +445,7 @@ impl Runner<'_> {
         follow: &Follow<'_>,
     ) -> Result<(), PipelineError> {
         let name = pass.name();
+        self.cx.set_current_pass(name);
         let start = Instant::now();
         let result = pass.run(module, &mut self.cx);
         let elapsed = start.elapsed();

@@ -56,13 +56,23 @@ impl Pass for Dce {
         DESCRIPTION
     }
 
-    fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<Changed, PassError> {
+    fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
+        let (instructions, computations) = (module.instruction_count(), module.computations.len());
         let effects = SideEffects::of(module);
         let mut changed = Changed::NO;
         for id in module.computation_ids().collect::<Vec<_>>() {
             changed |= remove_dead_instructions(module.computation_mut(id), &effects)?;
         }
         changed |= remove_dead_computations(module);
+        let removed = |before: usize, after: usize| before.saturating_sub(after) as u64;
+        cx.count(
+            "instructions removed",
+            removed(instructions, module.instruction_count()),
+        );
+        cx.count(
+            "computations removed",
+            removed(computations, module.computations.len()),
+        );
         Ok(changed)
     }
 }

@@ -79,6 +79,12 @@ impl Pass for LayoutAssignment {
         let before = crate::print::print_ir_module(module);
         let report = assign_layouts_with(module, &self.target, &self.options)
             .map_err(|e| PassError::message(e.to_string()))?;
+        cx.count("copies inserted", report.copies_inserted as u64);
+        cx.count("bytes copies move", report.copy_bytes.max(0) as u64);
+        cx.count(
+            "bitcasts",
+            (report.bitcasts_inserted + report.bitcasts_from_reshapes) as u64,
+        );
         if report.copies_inserted > 0 {
             cx.warn(format!(
                 "{NAME}: {} copies move {} bytes",
