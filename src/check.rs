@@ -261,6 +261,12 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
         // Before the checks, which hold the whole computation's IR, whatever the step.
         self.read_up_to(end, 1);
         self.lowering.end_computation(attributes, end);
+        if self.lowering.has_errors() {
+            // An error lowering finds as it reads (a literal out of range, say) makes the
+            // module invalid whatever follows.
+            self.verdict = Verdict::Invalid;
+            return;
+        }
         let Some((id, computation)) = self.lowering.take_last_closed() else {
             self.verdict = Verdict::CannotTell;
             return;

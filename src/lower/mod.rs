@@ -2,6 +2,7 @@
 //! every rule the model states is checked here, with the span of the text that broke it.
 
 pub mod module;
+mod parser_checks;
 pub(crate) mod read_ahead;
 pub mod shape;
 pub(crate) mod tables;

@@ -134,6 +134,24 @@ pub enum ModuleError {
         #[label("shape needed here")]
         span: Span,
     },
+    /// An attribute value outside the grammar XLA's parser reads it by, at the token it
+    /// points at.
+    #[error("{message}")]
+    #[diagnostic(code(hlo::module::attribute_value))]
+    AttributeValue {
+        message: String,
+        #[label("here")]
+        span: Span,
+    },
+    /// A constant's literal that XLA's parser refuses: nesting, element counts, values out
+    /// of the element type's range, NaN payloads.
+    #[error("{message}")]
+    #[diagnostic(code(hlo::module::literal))]
+    Literal {
+        message: String,
+        #[label("here")]
+        span: Span,
+    },
     /// A rule of XLA's parser on meaning: declared operand shapes, signatures, parameter
     /// numbers, in-place computations.
     #[error("{message}")]
@@ -216,7 +234,7 @@ pub fn lower_module(module: &ast::Module<'_>) -> Result<Module, Vec<ModuleError>
 #[derive(Default)]
 pub struct ModuleLowering<'s> {
     computation_ids: FxHashMap<CompactString, (ComputationId, Span)>,
-    /// The first computation the text marked `ENTRY`, and where its name is.
+    /// The first computation the text marked `ENTRY`, and where its `ENTRY` is.
     entry: Option<(ComputationId, Span)>,
     /// The computation being read.
     open: Option<OpenComputation<'s>>,
@@ -676,12 +694,13 @@ impl<'s> ModuleLowering<'s> {
             closed: &mut self.closed,
         }
         .finish();
-        let (name, entry) = (open.head.name, open.head.entry);
+        let (name, entry, start) = (open.head.name, open.head.entry, open.head.start);
         // Known only now: the computations it wrote in place closed first and took ids.
         let id = self.closed.close(open);
         self.name_computation(name.text, id, name.span);
         if entry {
-            self.mark_entry(id, name.span);
+            // A second ENTRY is reported at the keyword, as XLA reports it.
+            self.mark_entry(id, Span::new(start, start + "ENTRY".len()));
         }
     }
 }
@@ -726,6 +745,11 @@ impl<'s> ModuleLowering<'s> {
     /// [`ModuleLowering::finish`] reports those, and the caller must then lower the module
     /// whole. A lowering that gave a computation away ends with
     /// [`ModuleLowering::finish_header`].
+    /// Whether lowering has found an error so far; it never takes one back.
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.closed.errors.is_empty()
+    }
+
     pub(crate) fn take_last_closed(&mut self) -> Option<(ComputationId, Computation)> {
         let closed = &mut self.closed;
         if !closed.errors.is_empty() || !closed.in_place.is_empty() {
@@ -1657,7 +1681,11 @@ impl<'s> ComputationLowering<'_, 's> {
                         computation.instruction(root_id).name,
                         crate::verify::shapes::strip_layouts(root_shape)
                     ),
-                    span: head.name.span,
+                    // XLA points at the result shape the signature declares.
+                    span: head
+                        .signature
+                        .as_ref()
+                        .map_or(head.name.span, |s| s.result.span()),
                 });
             }
         }
@@ -1762,6 +1790,11 @@ impl<'s> ComputationLowering<'_, 's> {
         check_unique_attributes(&instruction.attributes, &mut self.closed.errors);
         check_single_values(&instruction.attributes, &mut self.closed.errors);
         check_frontend_attributes(&instruction.attributes, &mut self.closed.errors);
+        super::parser_checks::attributes(
+            &lowered.opcode,
+            &instruction.attributes,
+            &mut self.closed.errors,
+        );
         let mut callee_lists = Vec::new();
         // Exactly: grown one at a time, the vector would keep room for four.
         lowered
@@ -1935,7 +1968,16 @@ impl<'s> ComputationLowering<'_, 's> {
             }
             (_, [ast::Operand::Literal(term)]) => {
                 match print::literal_text(term) {
-                    Ok(text) => lowered.payload = Payload::Literal(Arc::new(text)),
+                    Ok(text) => {
+                        if let (Opcode::Constant, Shape::Array(array)) =
+                            (&lowered.opcode, &*lowered.shape)
+                        {
+                            self.closed
+                                .errors
+                                .extend(super::parser_checks::literal(&text, term, array));
+                        }
+                        lowered.payload = Payload::Literal(Arc::new(text));
+                    }
                     Err(e) => self
                         .closed
                         .errors
@@ -2221,20 +2263,15 @@ fn check_header_attributes(attributes: &[ast::Attribute<'_>], errors: &mut Vec<M
             });
             continue;
         }
-        let check: fn(&str) -> Result<(), String> = match name {
-            "input_output_alias" => crate::verify::header::input_output_alias,
-            "buffer_donor" => crate::verify::header::buffer_donor,
-            _ => continue,
-        };
         let Ok(value) = print::attribute_value_text(attribute, 0) else {
             continue;
         };
-        if let Err(message) = check(&value) {
-            errors.push(ModuleError::Invalid {
-                message: format!("{name}: {message}"),
-                span: attribute.span,
-            });
-        }
+        errors.extend(super::parser_checks::header_grammar(
+            name,
+            &value,
+            &attribute.value,
+            attribute.span,
+        ));
     }
 }
 

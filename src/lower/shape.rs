@@ -661,7 +661,12 @@ impl ShapeLowering<'_> {
                         continue;
                     };
                     let Some(level) = DimLevel::from_letter(word.text) else {
-                        self.bad_value(item, EXPECTED);
+                        // XLA points at the letter it does not know.
+                        self.errors.push(LowerError::AttributeValue {
+                            name: item.name.text.to_string(),
+                            expected: EXPECTED,
+                            span: word.span,
+                        });
                         continue;
                     };
                     layout.dim_level_types.push(DimLevelType {

@@ -61,6 +61,9 @@ pub fn entry_computation_layout(layout: Option<&str>, entry: &Callee<'_>) -> Vec
     errors
 }
 
+/// A problem in header attribute text, with the byte offset in the text where XLA points.
+type Problem = (String, usize);
+
 /// A cursor over header attribute text.
 struct Cursor<'a> {
     text: &'a str,
@@ -95,11 +98,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn require(&mut self, c: char, what: &str) -> Result<(), String> {
+    fn require(&mut self, c: char, what: &str) -> Result<(), Problem> {
         if self.eat(c) {
             Ok(())
         } else {
-            Err(format!("expected `{c}` {what}, found `{}`", self.found()))
+            let found = self.found();
+            Err((
+                format!("expected `{c}` {what}, found `{found}`"),
+                self.position,
+            ))
         }
     }
 
@@ -108,25 +115,30 @@ impl<'a> Cursor<'a> {
         self.rest().chars().take(12).collect()
     }
 
-    /// A word up to a delimiter.
-    fn word(&mut self) -> &'a str {
+    /// A word up to a delimiter, and where it starts.
+    fn word(&mut self) -> (&'a str, usize) {
         self.skip_space();
+        let start = self.position;
         let rest = self.rest();
         let end = rest
             .find(|c: char| c.is_whitespace() || ",:(){}".contains(c))
             .unwrap_or(rest.len());
         self.position += end;
-        rest.get(..end).unwrap_or("")
+        (rest.get(..end).unwrap_or(""), start)
     }
 
-    fn integer(&mut self, what: &str) -> Result<i64, String> {
-        let word = self.word();
-        word.parse::<i64>()
-            .map_err(|_| format!("expected an integer for {what}, found `{word}`"))
+    fn integer(&mut self, what: &str) -> Result<i64, Problem> {
+        let (word, start) = self.word();
+        word.parse::<i64>().map_err(|_| {
+            (
+                format!("expected an integer for {what}, found `{word}`"),
+                start,
+            )
+        })
     }
 
     /// `{}` or `{0, 1}`.
-    fn shape_index(&mut self) -> Result<(), String> {
+    fn shape_index(&mut self) -> Result<(), Problem> {
         self.require('{', "at the start of a shape index")?;
         if self.eat('}') {
             return Ok(());
@@ -139,10 +151,26 @@ impl<'a> Cursor<'a> {
             self.require(',', "or `}` at the end of a shape index")?;
         }
     }
+
+    /// Nothing but space is left.
+    fn end(&mut self, name: &str) -> Result<(), Problem> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => {
+                let found = self.found();
+                Err((format!("unexpected `{found}` after {name}"), self.position))
+            }
+        }
+    }
 }
 
 /// Checks the value of `input_output_alias`.
 pub fn input_output_alias(text: &str) -> Result<(), String> {
+    input_output_alias_at(text).map_err(|(message, _)| message)
+}
+
+/// [`input_output_alias`], with where in `text` XLA points.
+pub(crate) fn input_output_alias_at(text: &str) -> Result<(), Problem> {
     let mut cursor = Cursor::new(text);
     cursor.require('{', "at the start of input_output_alias")?;
     if cursor.eat('}') {
@@ -156,9 +184,12 @@ pub fn input_output_alias(text: &str) -> Result<(), String> {
         cursor.require(',', "after the parameter number")?;
         cursor.shape_index()?;
         if cursor.eat(',') {
-            let kind = cursor.word();
+            let (kind, start) = cursor.word();
             if !matches!(kind, "may-alias" | "must-alias") {
-                return Err(format!("expected may-alias or must-alias, found `{kind}`"));
+                return Err((
+                    format!("expected may-alias or must-alias, found `{kind}`"),
+                    start,
+                ));
             }
         }
         cursor.require(')', "at the end of the aliased parameter")?;
@@ -167,17 +198,16 @@ pub fn input_output_alias(text: &str) -> Result<(), String> {
         }
         cursor.require(',', "or `}` at the end of aliasing description")?;
     }
-    match cursor.peek() {
-        None => Ok(()),
-        Some(_) => Err(format!(
-            "unexpected `{}` after input_output_alias",
-            cursor.found()
-        )),
-    }
+    cursor.end("input_output_alias")
 }
 
 /// Checks the value of `buffer_donor`.
 pub fn buffer_donor(text: &str) -> Result<(), String> {
+    buffer_donor_at(text).map_err(|(message, _)| message)
+}
+
+/// [`buffer_donor`], with where in `text` XLA points.
+pub(crate) fn buffer_donor_at(text: &str) -> Result<(), Problem> {
     let mut cursor = Cursor::new(text);
     cursor.require('{', "at the start of buffer_donor")?;
     if cursor.eat('}') {
@@ -194,13 +224,7 @@ pub fn buffer_donor(text: &str) -> Result<(), String> {
         }
         cursor.require(',', "or `}` after a donor")?;
     }
-    match cursor.peek() {
-        None => Ok(()),
-        Some(_) => Err(format!(
-            "unexpected `{}` after buffer_donor",
-            cursor.found()
-        )),
-    }
+    cursor.end("buffer_donor")
 }
 
 #[cfg(test)]

@@ -4,27 +4,34 @@
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::{ArrayShape, Dim};
 
+use crate::syntax::ast::Span;
+
 /// One piece of literal text.
 #[derive(Debug, PartialEq)]
-enum Piece<'a> {
+pub(crate) enum Piece<'a> {
     Open,
     Close,
-    Atom(&'a str),
+    Atom(std::borrow::Cow<'a, str>),
 }
 
+/// A literal's pieces, each with where it is: in the text checked, or in the module's
+/// source when lowering builds them from the syntax tree. An opening brace's span is its
+/// whole list, which is what XLA points at when the list is one too many.
+pub(crate) type Pieces<'a> = Vec<(Piece<'a>, Span)>;
+
 /// Splits literal text into braces and atoms; commas separate, `(...)` stays one atom.
-fn pieces(text: &str) -> Vec<Piece<'_>> {
+fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         match b {
             b'{' => {
-                out.push(Piece::Open);
+                out.push((Piece::Open, Span::new(i, i + 1)));
                 i += 1;
             }
             b'}' => {
-                out.push(Piece::Close);
+                out.push((Piece::Close, Span::new(i, i + 1)));
                 i += 1;
             }
             b',' | b' ' | b'\n' | b'\t' | b'\r' => i += 1,
@@ -49,7 +56,8 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
                     }
                     i += 1;
                 }
-                out.push(Piece::Atom(text.get(start..i).unwrap_or("")));
+                let atom = text.get(start..i).unwrap_or("");
+                out.push((Piece::Atom(atom.into()), Span::new(start, i)));
             }
         }
     }
@@ -58,36 +66,47 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
 
 /// Checks a constant's literal text against its array shape; every problem is returned.
 pub fn check(text: &str, shape: &ArrayShape) -> Vec<String> {
-    let mut errors = Vec::new();
     // Elided literals (`{...}`) carry no values to check.
     if text.contains("...") {
-        return errors;
+        return Vec::new();
     }
-    let pieces = pieces(text);
+    check_pieces(&pieces(text), shape)
+        .into_iter()
+        .map(|(message, _)| message)
+        .collect()
+}
+
+/// [`check`] on pieces already split, each problem with the piece XLA points at (`None`
+/// where it points at no one piece).
+pub(crate) fn check_pieces(
+    pieces: &[(Piece<'_>, Span)],
+    shape: &ArrayShape,
+) -> Vec<(String, Option<Span>)> {
+    let mut errors = Vec::new();
     let rank = shape.rank();
     let mut position = 0;
     let mut atoms = Vec::new();
-    let bare_scalar = !pieces.contains(&Piece::Open) && pieces.len() == 1;
+    let bare_scalar = !pieces.iter().any(|(p, _)| *p == Piece::Open) && pieces.len() == 1;
     if rank == 0 || bare_scalar {
         // XLA also reads one bare value as every element of an array.
         // A scalar may be written bare or, in older text, in braces.
-        let values: Vec<&str> = pieces
+        let values: Vec<(&str, Span)> = pieces
             .iter()
-            .filter_map(|p| match p {
-                Piece::Atom(a) => Some(*a),
+            .filter_map(|(p, span)| match p {
+                Piece::Atom(a) => Some((&**a, *span)),
                 _ => None,
             })
             .collect();
         if values.len() != 1 {
-            errors.push(format!(
-                "a scalar literal needs one value, found {}",
-                values.len()
+            errors.push((
+                format!("a scalar literal needs one value, found {}", values.len()),
+                values.get(1).map(|(_, span)| *span),
             ));
         }
         atoms = values;
     } else {
         nested(
-            &pieces,
+            pieces,
             &mut position,
             0,
             &shape.dims,
@@ -95,12 +114,15 @@ pub fn check(text: &str, shape: &ArrayShape) -> Vec<String> {
             &mut errors,
         );
         if errors.is_empty() && position != pieces.len() {
-            errors.push("unexpected text after the literal".into());
+            errors.push((
+                "unexpected text after the literal".into(),
+                pieces.get(position).map(|(_, span)| *span),
+            ));
         }
     }
-    for atom in atoms {
+    for (atom, span) in atoms {
         if let Err(message) = element(atom, shape.element_type) {
-            errors.push(message);
+            errors.push((message, Some(span)));
             break;
         }
     }
@@ -109,76 +131,102 @@ pub fn check(text: &str, shape: &ArrayShape) -> Vec<String> {
 
 /// Reads one nesting level `{...}` for dim `depth`.
 fn nested<'a>(
-    pieces: &[Piece<'a>],
+    pieces: &'a [(Piece<'a>, Span)],
     position: &mut usize,
     depth: usize,
     dims: &[Dim],
-    atoms: &mut Vec<&'a str>,
-    errors: &mut Vec<String>,
+    atoms: &mut Vec<(&'a str, Span)>,
+    errors: &mut Vec<(String, Option<Span>)>,
 ) {
     let rank = dims.len();
+    let at = |position: usize| pieces.get(position).map(|(_, span)| *span);
     match pieces.get(*position) {
-        Some(Piece::Open) => *position += 1,
-        Some(Piece::Atom(atom)) => {
-            errors.push(format!(
-                "expects nested array in rank {rank}, but sees {depth}: found `{atom}` where \
-                 dimension {depth} needs a `{{...}}` list"
+        Some((Piece::Open, _)) => *position += 1,
+        Some((Piece::Atom(atom), span)) => {
+            errors.push((
+                format!(
+                    "expects nested array in rank {rank}, but sees {depth}: found `{atom}` where \
+                     dimension {depth} needs a `{{...}}` list"
+                ),
+                Some(*span),
             ));
             return;
         }
         _ => {
-            errors.push("the literal ends too early".into());
+            errors.push(("the literal ends too early".into(), None));
             return;
         }
     }
+    let expected = dims.get(depth).and_then(|d| match d {
+        Dim::Static(n) => Some(*n),
+        _ => None,
+    });
     let mut count: i64 = 0;
+    // XLA points at the first element past the dim's size.
+    let mut first_extra = None;
     loop {
+        if Some(count) == expected && first_extra.is_none() {
+            first_extra = at(*position);
+        }
         match pieces.get(*position) {
-            Some(Piece::Close) => {
+            Some((Piece::Close, _)) => {
                 *position += 1;
                 break;
             }
-            Some(Piece::Open) if depth + 1 < rank => {
+            Some((Piece::Open, _)) if depth + 1 < rank => {
                 nested(pieces, position, depth + 1, dims, atoms, errors);
                 if !errors.is_empty() {
                     return;
                 }
                 count += 1;
             }
-            Some(Piece::Open) => {
-                errors.push(format!(
-                    "expects nested array in rank {rank}, but sees larger: a list nested deeper \
-                     than the shape's rank"
+            Some((Piece::Open, span)) => {
+                errors.push((
+                    format!(
+                        "expects nested array in rank {rank}, but sees larger: a list nested \
+                         deeper than the shape's rank"
+                    ),
+                    Some(*span),
                 ));
                 return;
             }
-            Some(Piece::Atom(atom)) if depth + 1 == rank => {
-                atoms.push(atom);
+            Some((Piece::Atom(atom), span)) if depth + 1 == rank => {
+                atoms.push((&**atom, *span));
                 count += 1;
                 *position += 1;
             }
-            Some(Piece::Atom(atom)) => {
-                errors.push(format!(
-                    "expects nested array in rank {rank}, but sees {}: found `{atom}` where \
-                     dimension {} needs a `{{...}}` list",
-                    depth + 1,
-                    depth + 1
+            Some((Piece::Atom(atom), span)) => {
+                errors.push((
+                    format!(
+                        "expects nested array in rank {rank}, but sees {}: found `{atom}` where \
+                         dimension {} needs a `{{...}}` list",
+                        depth + 1,
+                        depth + 1
+                    ),
+                    Some(*span),
                 ));
                 return;
             }
             None => {
-                errors.push("the literal ends too early".into());
+                errors.push(("the literal ends too early".into(), None));
                 return;
             }
         }
     }
-    if let Some(expected) = dims.get(depth).and_then(|d| match d {
-        Dim::Static(n) => Some(*n),
-        _ => None,
-    }) {
+    if let Some(expected) = expected {
         if count != expected {
-            errors.push(format!(
-                "expects {expected} elements in dimension {depth} of the literal, but sees {count}"
+            // Too few: XLA points at the closing brace.
+            let span = if count > expected {
+                first_extra
+            } else {
+                at(position.saturating_sub(1))
+            };
+            errors.push((
+                format!(
+                    "expects {expected} elements in dimension {depth} of the literal, but sees \
+                     {count}"
+                ),
+                span,
             ));
         }
     }

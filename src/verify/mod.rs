@@ -22,10 +22,10 @@ mod calls;
 mod enums;
 pub(crate) mod header;
 mod layout;
-mod literals;
+pub(crate) mod literals;
 mod origin;
 mod pieces;
-mod semantic;
+pub(crate) mod semantic;
 pub mod shapes;
 mod sharding;
 

@@ -273,7 +273,7 @@ fn custom_call(computation: &Computation, id: InstrId) -> Vec<String> {
 }
 
 /// `{mode=highest}` or `{tolerance={atol=F,rtol=F,ulps=N}}`.
-fn result_accuracy(text: &str) -> Result<(), String> {
+pub(crate) fn result_accuracy(text: &str) -> Result<(), String> {
     for item in split_top_level(unbrace(text), ',')
         .into_iter()
         .flat_map(|s| s.split_whitespace())

@@ -132,6 +132,11 @@ pub fn window(instruction: &Instruction) -> Result<Window, String> {
     let Some(text) = instruction.attribute("window") else {
         return Ok(Window::default());
     };
+    window_text(text).map_err(|e| format!("window: {e}"))
+}
+
+/// Reads a `window` attribute's value text, `{size=3x3 stride=2x1}`.
+pub(crate) fn window_text(text: &str) -> Result<Window, crate::ir::attrs::AttrError> {
     let inner = text
         .trim()
         .strip_prefix('{')
@@ -141,7 +146,7 @@ pub fn window(instruction: &Instruction) -> Result<Window, String> {
         .split_whitespace()
         .map(|field| field.split_once('=').unwrap_or((field, "")))
         .collect();
-    Window::parse(&fields).map_err(|e| format!("window: {e}"))
+    Window::parse(&fields)
 }
 
 fn array<'a>(shapes: &[&'a Shape], index: usize, op: &Opcode) -> Result<&'a ArrayShape, String> {
