@@ -55,7 +55,37 @@ pub fn check_module_range_releasing(
         return Ok(());
     }
     let module = crate::parse_module_range(text, range)?;
-    verify::verify(&module, options).map_err(|errors| errors.into_iter().map(Error::from).collect())
+    verify::verify(&module, options).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|error| Error::from(at_the_attribute(text, error)))
+            .collect()
+    })
+}
+
+/// A verifier's error about an attribute, pointed at the attribute's name, where XLA's
+/// parser points: the instruction's text is read again for the attribute's span. Left as
+/// it is when that text does not read alone.
+fn at_the_attribute(text: &str, mut error: verify::VerifyError) -> verify::VerifyError {
+    let Some(name) = &error.attribute else {
+        return error;
+    };
+    let span = error.span;
+    if span.is_empty() || text.get(span.range()).is_none() {
+        return error;
+    }
+    let Ok(tree) = crate::syntax::parse_module_range(text, span.range()) else {
+        return error;
+    };
+    let found = tree
+        .instruction
+        .iter()
+        .flat_map(|instruction| &instruction.attributes)
+        .find(|attribute| attribute.name.text == name.as_str());
+    if let Some(attribute) = found {
+        error.span = attribute.name.span;
+    }
+    error
 }
 
 /// Checks `text[range]` one computation at a time: `Some(true)` when the module is valid,

@@ -59,6 +59,9 @@ pub struct VerifyError {
     pub instruction: String,
     #[label("here")]
     pub span: Span,
+    /// The attribute the error is about, when it is one: a caller that has the text
+    /// (`crate::check`) points the span at its name, where XLA's parser points.
+    pub attribute: Option<String>,
 }
 
 impl VerifyError {
@@ -76,7 +79,14 @@ impl VerifyError {
             computation: computation.name.clone(),
             instruction,
             span,
+            attribute: None,
         }
+    }
+
+    /// The error, about attribute `name`.
+    pub fn about_attribute(mut self, name: &str) -> VerifyError {
+        self.attribute = Some(name.to_string());
+        self
     }
 }
 
@@ -456,24 +466,44 @@ fn instruction(
     errors: &mut Vec<VerifyError>,
 ) {
     let instruction = computation.instruction(id);
-    let mut push = |message: String| errors.push(VerifyError::new(computation, Some(id), message));
     let opcode = &instruction.opcode;
     let sugar = attributes::async_sugar(opcode);
     if let (Opcode::Unknown(name), None) = (opcode, &sugar) {
-        push(format!("Unknown opcode: {name}"));
+        errors.push(VerifyError::new(
+            computation,
+            Some(id),
+            format!("Unknown opcode: {name}"),
+        ));
     }
+    let operand_ids = computation.operands(id);
+    // XLA's parser reads a conditional on a pred with the attributes of that form alone.
+    let on_a_pred = *opcode == Opcode::Conditional
+        && operand_ids.first().is_some_and(|&selector| {
+            matches!(&*computation.instruction(selector).shape,
+                Shape::Array(a) if a.rank() == 0
+                    && a.element_type == crate::ir::primitive::PrimitiveType::Pred)
+        });
     for (index, attribute) in instruction.attributes.iter().enumerate() {
-        if !attributes::allowed(opcode, &attribute.name)
+        let message = if on_a_pred && &*attribute.name == "branch_computations" {
+            "unexpected attribute \"branch_computations\": a conditional on a pred takes \
+             `true_computation` and `false_computation`"
+                .to_string()
+        } else if !attributes::allowed(opcode, &attribute.name)
             && semantic::mesh_device_ids(instruction, index).is_none()
         {
-            push(format!(
+            format!(
                 "unexpected attribute \"{}\" for `{opcode}`; allowed: {}",
                 attribute.name,
                 attributes::allowed_list(opcode)
-            ));
-        }
+            )
+        } else {
+            continue;
+        };
+        errors.push(
+            VerifyError::new(computation, Some(id), message).about_attribute(&attribute.name),
+        );
     }
-    let operand_ids = computation.operands(id);
+    let mut push = |message: String| errors.push(VerifyError::new(computation, Some(id), message));
     for message in semantic::check(computation, id, &operand_ids) {
         push(message);
     }
