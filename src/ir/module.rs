@@ -559,6 +559,171 @@ impl Computation {
         }
     }
 
+    /// The instructions `id` must run after (its `control-predecessors`), in written order;
+    /// a name that names nothing here is left out (the verifier reports it).
+    pub fn control_predecessors(&self, id: InstrId) -> Vec<InstrId> {
+        self.get(id)
+            .and_then(|i| i.attribute("control-predecessors"))
+            .map(|text| {
+                crate::ir::attrs::name_list(text)
+                    .filter_map(|name| self.find(name))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The instructions that must run after `id` (that name it among their
+    /// `control-predecessors`), in print order.
+    pub fn control_successors(&self, id: InstrId) -> Vec<InstrId> {
+        self.order()
+            .iter()
+            .copied()
+            .filter(|&other| self.control_predecessors(other).contains(&id))
+            .collect()
+    }
+
+    /// Makes `id` run after exactly `predecessors`, in that order (none removes the
+    /// attribute). Names are written as the instruction writes its own name.
+    pub fn set_control_predecessors(
+        &mut self,
+        id: InstrId,
+        predecessors: &[InstrId],
+    ) -> Result<(), EditError> {
+        self.get(id).ok_or(EditError::NoSuchInstruction)?;
+        let mut names = Vec::with_capacity(predecessors.len());
+        for &predecessor in predecessors {
+            let instruction = self.get(predecessor).ok_or(EditError::NoSuchInstruction)?;
+            let percent = if self.graph[id].style.percent {
+                "%"
+            } else {
+                ""
+            };
+            names.push(format!("{percent}{}", instruction.name));
+        }
+        let attributes = &mut self.graph[id].attributes;
+        if names.is_empty() {
+            attributes.retain(|a| &*a.name != "control-predecessors");
+        } else {
+            set_attribute(
+                attributes,
+                "control-predecessors",
+                &format!("{{{}}}", names.join(", ")),
+            );
+        }
+        Ok(())
+    }
+
+    /// Makes `after` run after `before` (XLA's `AddControlDependencyTo`); nothing changes if
+    /// it already does.
+    pub fn add_control_dependency(
+        &mut self,
+        before: InstrId,
+        after: InstrId,
+    ) -> Result<(), EditError> {
+        let mut predecessors = self.control_predecessors(after);
+        if !predecessors.contains(&before) {
+            predecessors.push(before);
+        }
+        self.set_control_predecessors(after, &predecessors)
+    }
+
+    /// Drops the control dependency of `after` on `before`, if any.
+    pub fn remove_control_dependency(
+        &mut self,
+        before: InstrId,
+        after: InstrId,
+    ) -> Result<(), EditError> {
+        let mut predecessors = self.control_predecessors(after);
+        predecessors.retain(|&p| p != before);
+        self.set_control_predecessors(after, &predecessors)
+    }
+
+    /// XLA's `ReplaceInstruction`: every use of `old` becomes a use of `new` (the root too),
+    /// `new` takes over `old`'s control dependencies both ways and, where it has none of its
+    /// own, its `metadata`, `sharding` and `frontend_attributes` (as `SetupDerivedInstruction`
+    /// does), and `old` is removed with the operands that only it used. `new` must not use
+    /// `old`, or it could not be removed. Control dependencies are attribute text, so finding
+    /// `old`'s successors walks the computation once.
+    pub fn replace_instruction(&mut self, old: InstrId, new: InstrId) -> Result<(), EditError> {
+        self.get(old).ok_or(EditError::NoSuchInstruction)?;
+        self.get(new).ok_or(EditError::NoSuchInstruction)?;
+        if old == new {
+            return Ok(());
+        }
+        for name in ["metadata", "sharding", "frontend_attributes"] {
+            let inherited = self.graph[old].attribute(name).map(str::to_string);
+            if let (Some(value), None) = (inherited, self.graph[new].attribute(name)) {
+                self.graph[new].set_attribute(name, &value);
+            }
+        }
+        let mut predecessors = self.control_predecessors(new);
+        for predecessor in self.control_predecessors(old) {
+            if predecessor != new && !predecessors.contains(&predecessor) {
+                predecessors.push(predecessor);
+            }
+        }
+        self.set_control_predecessors(new, &predecessors)?;
+        for successor in self.control_successors(old) {
+            self.remove_control_dependency(old, successor)?;
+            if successor != new {
+                self.add_control_dependency(new, successor)?;
+            }
+        }
+        self.replace_all_uses(old, new);
+        self.remove_with_unused_operands(old)
+    }
+
+    /// XLA's `ReplaceWithNewInstruction`: adds `instruction` with `operands` just before
+    /// `old` and replaces `old` with it ([`Computation::replace_instruction`]). It prints as
+    /// `old` did (with or without `%`, operand shapes or not).
+    pub fn replace_with_new(
+        &mut self,
+        old: InstrId,
+        mut instruction: Instruction,
+        operands: &[InstrId],
+    ) -> Result<InstrId, EditError> {
+        let style = self.get(old).ok_or(EditError::NoSuchInstruction)?.style;
+        if operands.iter().any(|&o| self.get(o).is_none()) {
+            return Err(EditError::NoSuchInstruction);
+        }
+        instruction.style = style;
+        let new = self.insert_before(old, instruction, operands);
+        self.replace_instruction(old, new)?;
+        Ok(new)
+    }
+
+    /// Removes `id` and then every operand it leaves without users (not parameters, not
+    /// the root, not one with control dependencies), as XLA's
+    /// `RemoveInstructionAndUnusedOperands` does.
+    pub fn remove_with_unused_operands(&mut self, id: InstrId) -> Result<(), EditError> {
+        // Every instruction some other names as a control predecessor, found in one walk.
+        let mut named: rustc_hash::FxHashSet<InstrId> = Default::default();
+        for &other in self.order() {
+            named.extend(self.control_predecessors(other));
+        }
+        let mut stack = vec![id];
+        let mut first = true;
+        while let Some(next) = stack.pop() {
+            let Some(instruction) = self.get(next) else {
+                continue;
+            };
+            let removable = first
+                || (!self.has_users(next)
+                    && self.root != Some(next)
+                    && instruction.opcode != Opcode::Parameter
+                    && instruction.attribute("control-predecessors").is_none()
+                    && !named.contains(&next));
+            if !removable {
+                continue;
+            }
+            let operands = self.operands(next);
+            self.remove(next)?;
+            first = false;
+            stack.extend(operands);
+        }
+        Ok(())
+    }
+
     /// Removes an instruction that has no users and is not the root.
     pub fn remove(&mut self, id: InstrId) -> Result<Instruction, EditError> {
         if self.root == Some(id) {

@@ -1,0 +1,132 @@
+//! Rewriting through the IR's public API as an XLA pass does (issue 29): replacing an
+//! instruction moves its users, its root role and its control dependencies, keeps its
+//! metadata, and drops operands only it used; the result prints text that reads back.
+
+use hlo_layout::ir::module::EditError;
+use hlo_layout::ir::{Instruction, Opcode};
+use hlo_layout::verify::{verify, VerifyOptions};
+
+fn parse(text: &str) -> hlo_layout::ir::Module {
+    hlo_layout::parse_module(text).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn printed_and_reread(module: &hlo_layout::ir::Module) -> String {
+    verify(module, &VerifyOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let text = hlo_layout::print::print_ir_module(module);
+    assert_eq!(hlo_layout::print::print_ir_module(&parse(&text)), text);
+    text
+}
+
+#[test]
+fn replace_with_new_moves_users_and_keeps_metadata() {
+    let mut module = parse(
+        "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  a = f32[4]{0} negate(p)\n  n = f32[4]{0} negate(a), metadata={op_name=\"neg\"}\n  ROOT r = f32[4]{0} exponential(n)\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let n = computation.find("n").unwrap();
+    let p = computation.find("p").unwrap();
+    let shape = computation.instruction(n).shape.clone();
+    // negate(negate(p)) is p's absolute value's... simply p: fold to a copy of p.
+    let new = computation
+        .replace_with_new(n, Instruction::new("c", Opcode::Copy, shape), &[p])
+        .unwrap();
+    assert_eq!(
+        computation.instruction(new).attribute("metadata"),
+        Some("{op_name=\"neg\"}")
+    );
+    // `a` was used only by `n`, so it went too.
+    assert!(computation.find("a").is_none());
+    assert!(computation.find("n").is_none());
+    let text = printed_and_reread(&module);
+    assert!(
+        text.contains("c = f32[4]{0} copy(p), metadata={op_name=\"neg\"}"),
+        "{text}"
+    );
+    assert!(text.contains("ROOT r = f32[4]{0} exponential(c)"), "{text}");
+}
+
+#[test]
+fn replacing_the_root_moves_the_root() {
+    let mut module =
+        parse("ENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n");
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let n = computation.find("n").unwrap();
+    let p = computation.find("p").unwrap();
+    let shape = computation.instruction(n).shape.clone();
+    let new = computation
+        .replace_with_new(n, Instruction::new("t", Opcode::Tanh, shape), &[p])
+        .unwrap();
+    assert_eq!(computation.root(), Some(new));
+    let text = printed_and_reread(&module);
+    assert!(text.contains("ROOT t = f32[4]{0} tanh(p)"), "{text}");
+}
+
+#[test]
+fn control_dependencies_are_relayed() {
+    let mut module = parse(
+        "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  b = f32[4]{0} negate(p)\n  a = f32[4]{0} exponential(p), control-predecessors={b}\n  c = f32[4]{0} tanh(p), control-predecessors={a}\n  ROOT r = (f32[4]{0}, f32[4]{0}) tuple(a, c)\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let (p, a, b, c) = (
+        computation.find("p").unwrap(),
+        computation.find("a").unwrap(),
+        computation.find("b").unwrap(),
+        computation.find("c").unwrap(),
+    );
+    assert_eq!(computation.control_predecessors(a), [b]);
+    assert_eq!(computation.control_successors(a), [c]);
+    let shape = computation.instruction(a).shape.clone();
+    let new = computation
+        .replace_with_new(a, Instruction::new("s", Opcode::Sine, shape), &[p])
+        .unwrap();
+    // The replacement runs after what `a` ran after, and before what ran after `a`.
+    assert_eq!(computation.control_predecessors(new), [b]);
+    assert_eq!(computation.control_predecessors(c), [new]);
+    computation.remove_control_dependency(new, c).unwrap();
+    assert!(computation
+        .instruction(c)
+        .attribute("control-predecessors")
+        .is_none());
+    computation.add_control_dependency(b, c).unwrap();
+    computation.add_control_dependency(b, c).unwrap();
+    assert_eq!(computation.control_predecessors(c), [b]);
+    let text = printed_and_reread(&module);
+    assert!(
+        text.contains("s = f32[4]{0} sine(p), control-predecessors={b}"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_removed_instruction_is_an_error_not_a_panic() {
+    let mut module = parse(
+        "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  n = f32[4]{0} negate(p)\n  ROOT r = f32[4]{0} negate(p)\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let n = computation.find("n").unwrap();
+    let r = computation.find("r").unwrap();
+    computation.remove(n).unwrap();
+    assert_eq!(
+        computation.replace_instruction(n, r),
+        Err(EditError::NoSuchInstruction)
+    );
+    assert_eq!(
+        computation.replace_instruction(r, n),
+        Err(EditError::NoSuchInstruction)
+    );
+    assert_eq!(
+        computation.add_control_dependency(n, r),
+        Err(EditError::NoSuchInstruction)
+    );
+    let shape = computation.instruction(r).shape.clone();
+    assert_eq!(
+        computation
+            .replace_with_new(r, Instruction::new("x", Opcode::Negate, shape), &[n])
+            .err(),
+        Some(EditError::NoSuchInstruction)
+    );
+}
