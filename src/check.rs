@@ -54,22 +54,36 @@ pub fn check_module_range_releasing(
     if check_on(text, range.clone(), options, PARALLEL_MIN_BYTES, release) == Some(true) {
         return Ok(());
     }
-    let module = crate::parse_module_range(text, range)?;
+    let module = crate::parse_module_range(text, range.clone())?;
     verify::verify(&module, options).map_err(|errors| {
         errors
             .into_iter()
-            .map(|error| Error::from(at_the_attribute(text, error)))
+            .map(|error| Error::from(at_the_attribute(text, range.clone(), error)))
             .collect()
     })
 }
 
 /// A verifier's error about an attribute, pointed at the attribute's name, where XLA's
 /// parser points: the instruction's text is read again for the attribute's span. Left as
-/// it is when that text does not read alone.
-fn at_the_attribute(text: &str, mut error: verify::VerifyError) -> verify::VerifyError {
+/// it is when that text does not read alone. An error about the module's header (it names
+/// no instruction) points at the header's attribute.
+fn at_the_attribute(
+    text: &str,
+    range: std::ops::Range<usize>,
+    mut error: verify::VerifyError,
+) -> verify::VerifyError {
     let Some(name) = &error.attribute else {
         return error;
     };
+    if error.instruction.is_empty() {
+        let mut header = HeaderAttribute { name, span: None };
+        // The text parsed before; only the header is wanted of it now.
+        let _ = crate::syntax::parse_module_into(text, range, &mut header);
+        if let Some(span) = header.span {
+            error.span = span;
+        }
+        return error;
+    }
     let span = error.span;
     if span.is_empty() || text.get(span.range()).is_none() {
         return error;
@@ -86,6 +100,29 @@ fn at_the_attribute(text: &str, mut error: verify::VerifyError) -> verify::Verif
         error.span = attribute.name.span;
     }
     error
+}
+
+/// The sink that finds where a header attribute's name is, and keeps nothing else.
+struct HeaderAttribute<'n> {
+    name: &'n str,
+    span: Option<ast::Span>,
+}
+
+impl<'s> ast::Sink<'s> for HeaderAttribute<'_> {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        self.span = header
+            .attributes
+            .iter()
+            .find(|attribute| attribute.name.text == self.name)
+            .map(|attribute| attribute.name.span);
+        None
+    }
+    fn table(&mut self, _: ast::Table<'s>) -> Option<ast::Table<'s>> {
+        None
+    }
+    fn begin_computation(&mut self, _: ast::ComputationHead<'s>) {}
+    fn instruction(&mut self, _: ast::Instruction<'s>) {}
+    fn end_computation(&mut self, _: Vec<ast::Attribute<'s>>, _: usize) {}
 }
 
 /// Checks `text[range]` one computation at a time: `Some(true)` when the module is valid,

@@ -48,7 +48,8 @@ fn header_attribute_at_the_attribute() {
     repro("header_attribute", "HloModule m, schedule={e={x, y}}\n\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n  b = s32[] bogus-op(a)\n}\n");
 }
 
-/// The verifier's error about the header comes before its errors about the computations.
+/// The verifier's error about the header comes before its errors about the computations,
+/// at the header attribute it is about.
 #[test]
 fn entry_layout_error_before_the_computations() {
     repro("entry_layout_first", "HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}\n\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT n = f32[3] negate(a)\n}\n");

@@ -420,9 +420,13 @@ pub(crate) fn frontend_attributes_problems(value: &str) -> Vec<String> {
     problems
 }
 
-/// The header's problems ([`verify`] reports them first, as the header comes first), given the module's header
-/// attributes and its entry computation.
-pub(crate) fn header_problems(attributes: &[TextAttribute], entry: &Callee<'_>) -> Vec<String> {
+/// The header's problems ([`verify`] reports them first, as the header comes first), given
+/// the module's header attributes and its entry computation, each with the attribute it is
+/// about.
+pub(crate) fn header_problems<'a>(
+    attributes: &'a [TextAttribute],
+    entry: &Callee<'_>,
+) -> Vec<(&'a str, String)> {
     let attribute = |name: &str| {
         attributes
             .iter()
@@ -430,27 +434,31 @@ pub(crate) fn header_problems(attributes: &[TextAttribute], entry: &Callee<'_>) 
             .map(|a| &*a.value)
     };
     let mut problems = Vec::new();
-    let checks: [(&str, fn(&str) -> Result<(), String>); 2] = [
+    let checks: [(&'static str, fn(&str) -> Result<(), String>); 2] = [
         ("input_output_alias", header::input_output_alias),
         ("buffer_donor", header::buffer_donor),
     ];
     for (name, check) in checks {
         if let Some(text) = attribute(name) {
             if let Err(message) = check(text) {
-                problems.push(format!("{name}: {message}"));
+                problems.push((name, format!("{name}: {message}")));
             }
         }
     }
-    problems.extend(header::entry_computation_layout(
-        attribute("entry_computation_layout"),
-        entry,
-    ));
+    problems.extend(
+        header::entry_computation_layout(attribute("entry_computation_layout"), entry)
+            .into_iter()
+            .map(|message| ("entry_computation_layout", message)),
+    );
     for attribute in attributes {
         if !crate::print::HEADER_ORDER.contains(&&*attribute.name) {
-            problems.push(format!(
-                "unexpected attribute \"{}\" in the HloModule header; allowed: {}",
-                attribute.name,
-                crate::print::HEADER_ORDER.join(", ")
+            problems.push((
+                &attribute.name,
+                format!(
+                    "unexpected attribute \"{}\" in the HloModule header; allowed: {}",
+                    attribute.name,
+                    crate::print::HEADER_ORDER.join(", ")
+                ),
             ));
         }
     }
@@ -571,8 +579,8 @@ fn parameters(computation: &Computation, errors: &mut Vec<VerifyError>) {
 
 fn header_attributes(module: &Module, errors: &mut Vec<VerifyError>) {
     let entry = module.entry();
-    for message in header_problems(&module.attributes, &Callee::of(entry)) {
-        errors.push(VerifyError::new(entry, None, message));
+    for (attribute, message) in header_problems(&module.attributes, &Callee::of(entry)) {
+        errors.push(VerifyError::new(entry, None, message).about_attribute(attribute));
     }
 }
 
