@@ -5,6 +5,7 @@
 
 pub mod attrs;
 pub mod bitcast;
+pub mod build;
 pub mod layout;
 pub mod module;
 pub mod opcode;
