@@ -39,12 +39,11 @@ impl Pass for TransposeFolding {
                     computation.replace_instruction(outer, x)?;
                     cx.count("transposes removed", 2);
                 } else {
-                    let built = if identity {
-                        build::copy(computation, x, None)
+                    let mut new = if identity {
+                        build::copy(computation, x, None)?
                     } else {
-                        build::transpose(computation, x, &composed)
+                        build::transpose(computation, x, &composed)?
                     };
-                    let mut new = built.map_err(|e| PassError::message(e.to_string()))?;
                     // The replacement keeps the folded value's shape and layout.
                     new.instruction.shape = shape;
                     computation.replace_with_new(outer, new.instruction, &new.operands)?;

@@ -37,7 +37,7 @@ pub struct New {
 }
 
 /// Why a builder could not make the instruction.
-#[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum BuildError {
     #[error("no instruction {0:?} in this computation")]
     #[diagnostic(code(hlo::build::no_such_instruction))]

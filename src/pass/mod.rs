@@ -189,6 +189,10 @@ pub enum PassError {
     #[error(transparent)]
     #[diagnostic(code(hlo::pass::edit))]
     Edit(#[from] EditError),
+    /// A builder could not make an instruction ([`crate::ir::build`]).
+    #[error(transparent)]
+    #[diagnostic(code(hlo::pass::build))]
+    Build(#[from] crate::ir::build::BuildError),
     /// The verifier found problems (what the `verify` pass returns).
     #[error("the module does not verify ({} error{})", errors.len(), plural(errors.len()))]
     #[diagnostic(code(hlo::pass::verify))]
