@@ -411,17 +411,10 @@ impl Assigner<'_> {
             if !counted {
                 charges.push(Charge::Own(Arc::clone(&shape)));
             }
-            // A dot or convolution writes its result in a layout of its own; another costs
-            // a relayout.
-            if let Some(preference) = cost::result_preference(instruction) {
-                if let Some(array) = shape.as_array() {
-                    candidates.push(preference.wanted_for(array, self.target));
-                }
-                charges.push(Charge::Preference {
-                    member: Arc::clone(&shape),
-                    preference,
-                });
-            }
+            // A convolution writes its result in a layout of its own, and consumers read
+            // their operands in theirs; another layout costs a relayout.
+            let mut preferences: Vec<OperandPreference> =
+                cost::result_preference(instruction).into_iter().collect();
             // Users already decided, and consumers with a preferred operand layout.
             for (user, slot) in computation.users(id) {
                 let user_instruction = computation.instruction(user);
@@ -429,28 +422,19 @@ impl Assigner<'_> {
                 // A loop's state takes its initial value's layout, so what the body's
                 // consumers prefer of that state is a preference of the initial value.
                 if user_instruction.opcode == Opcode::Tuple {
-                    for preference in self.loop_preferences(module, comp, user, slot as usize, rank)
-                    {
-                        if let Some(array) = shape.as_array() {
-                            candidates.push(preference.wanted_for(array, self.target));
-                        }
-                        charges.push(Charge::Preference {
-                            member: Arc::clone(&shape),
-                            preference,
-                        });
-                    }
+                    preferences.extend(self.loop_preferences(
+                        module,
+                        comp,
+                        user,
+                        slot as usize,
+                        rank,
+                    ));
                     continue;
                 }
                 if let Some(preference) =
                     cost::operand_preference(user_instruction, slot as usize, rank)
                 {
-                    if let Some(array) = shape.as_array() {
-                        candidates.push(preference.wanted_for(array, self.target));
-                    }
-                    charges.push(Charge::Preference {
-                        member: Arc::clone(&shape),
-                        preference,
-                    });
+                    preferences.push(preference);
                     continue;
                 }
                 let Some(user_group) = groups.group_of(user) else {
@@ -489,6 +473,15 @@ impl Assigner<'_> {
                         to_is_buffer,
                     });
                 }
+            }
+            for preference in preferences {
+                if let Some(array) = shape.as_array() {
+                    candidates.push(preference.wanted_for(array, self.target));
+                }
+                charges.push(Charge::Preference {
+                    member: Arc::clone(&shape),
+                    preference,
+                });
             }
             // The root, or an element of a root tuple, is converted to what the computation
             // must return.

@@ -420,29 +420,6 @@ fn map_arrays(shape: &Shape, f: &dyn Fn(&ArrayShape) -> ArrayShape) -> Shape {
     }
 }
 
-/// The minor_to_major this pass prefers for a free array: descending, size-1 dims
-/// most-major.
-fn preferred_minor_to_major(array: &ArrayShape) -> Vec<i64> {
-    let rank = array.rank() as i64;
-    let extent = |d: i64| array.dims.get(d as usize).and_then(|d| d.extent());
-    let mut minor_to_major: Vec<i64> = (0..rank).rev().filter(|&d| extent(d) != Some(1)).collect();
-    minor_to_major.extend((0..rank).rev().filter(|&d| extent(d) == Some(1)));
-    minor_to_major
-}
-
-/// `array` with minor_to_major `m2m` and the target's tiles (other attributes kept).
-fn with_layout(array: &ArrayShape, minor_to_major: Vec<i64>, target: &Target) -> ArrayShape {
-    let mut layout = array.layout.clone().unwrap_or_default();
-    layout.minor_to_major = minor_to_major;
-    layout.tiles.clear();
-    layout.element_size_in_bits = 0;
-    target.tile(ArrayShape {
-        element_type: array.element_type,
-        dims: array.dims.clone(),
-        layout: Some(layout),
-    })
-}
-
 /// `derived` as the shape of an instruction whose shape is `current`: `current` itself when
 /// they are equal, so that an instruction keeps its allocation when nothing changed.
 fn kept_if_equal(derived: Arc<Shape>, current: &Arc<Shape>) -> Arc<Shape> {
@@ -621,9 +598,9 @@ impl Assigner<'_> {
                 minor_to_major,
             } => map_arrays(source, &|leaf| {
                 if leaf.rank() == *rank {
-                    with_layout(leaf, minor_to_major.clone(), target)
+                    cost::laid_out(leaf, minor_to_major.clone(), target)
                 } else {
-                    with_layout(leaf, preferred_minor_to_major(leaf), target)
+                    cost::laid_out(leaf, cost::descending_minor_to_major(leaf), target)
                 }
             }),
             // Callers ask only for an element the tuple has (`has_element`); any other
@@ -872,7 +849,8 @@ impl Assigner<'_> {
                         continue;
                     }
                     if operand_array.layout_or_default().minor_to_major != m2m {
-                        let wanted = Shape::Array(with_layout(operand_array, m2m.clone(), target));
+                        let wanted =
+                            Shape::Array(cost::laid_out(operand_array, m2m.clone(), target));
                         self.convert_operand(computation, instr, slot as u32, &wanted);
                     }
                 }
@@ -888,7 +866,7 @@ impl Assigner<'_> {
                     continue;
                 };
                 let preferred = match self.options.policy {
-                    Policy::Descending => preferred_minor_to_major(operand_array),
+                    Policy::Descending => cost::descending_minor_to_major(operand_array),
                     Policy::MinimizeCost => {
                         let user = computation.instruction(instr);
                         match cost::operand_preference(user, slot, operand_array.rank()) {
@@ -900,7 +878,7 @@ impl Assigner<'_> {
                     }
                 };
                 if operand_array.layout_or_default().minor_to_major != preferred {
-                    let wanted = Shape::Array(with_layout(operand_array, preferred, target));
+                    let wanted = Shape::Array(cost::laid_out(operand_array, preferred, target));
                     self.convert_operand(computation, instr, slot as u32, &wanted);
                 }
             }
@@ -957,7 +935,7 @@ impl Assigner<'_> {
 
     fn free_result(&self, shape: &Shape) -> Shape {
         map_arrays(shape, &|array| {
-            with_layout(array, preferred_minor_to_major(array), self.target)
+            cost::laid_out(array, cost::descending_minor_to_major(array), self.target)
         })
     }
 
