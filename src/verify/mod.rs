@@ -51,7 +51,7 @@ pub struct VerifyOptions {
 
 /// One problem the verifier found.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
-#[error("{message} (instruction `{instruction}` in computation `{computation}`)")]
+#[error("{message} ({})", place(.instruction, .computation))]
 #[diagnostic(code(hlo::verify))]
 pub struct VerifyError {
     pub message: String,
@@ -62,6 +62,15 @@ pub struct VerifyError {
     /// The attribute the error is about, when it is one: a caller that has the text
     /// (`crate::check`) points the span at its name, where XLA's parser points.
     pub attribute: Option<String>,
+}
+
+/// Where a verifier's error is: an instruction of a computation, or a computation itself
+/// (the header's errors are about the entry computation).
+fn place(instruction: &str, computation: &str) -> String {
+    match instruction {
+        "" => format!("computation `{computation}`"),
+        _ => format!("instruction `{instruction}` in computation `{computation}`"),
+    }
 }
 
 impl VerifyError {
