@@ -7,6 +7,7 @@
 //! cargo run --example transpose_folding -- module.hlo
 //! ```
 
+use hlo_layout::ir::pattern::{any, op};
 use hlo_layout::ir::{build, Computation, InstrId, Module, Opcode};
 use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline};
 
@@ -22,17 +23,28 @@ impl Pass for TransposeFolding {
     }
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
+        let twice = op(Opcode::Transpose)
+            .capture()
+            .with_operands([op(Opcode::Transpose)
+                .capture()
+                .with_operands([any().capture()])]);
         let mut changed = Changed::NO;
         for computation in &mut module.computations {
-            for outer in computation.order().to_vec() {
-                let Some((outer_perm, inner)) = transpose_of(computation, outer) else {
+            for id in computation.order().to_vec() {
+                let Some(&[outer, inner, x]) = twice.matches(computation, id).as_deref() else {
                     continue;
                 };
-                let Some((inner_perm, x)) = transpose_of(computation, inner) else {
+                let (Some(outer_perm), Some(inner_perm)) = (
+                    dimensions(computation, outer),
+                    dimensions(computation, inner),
+                ) else {
                     continue;
                 };
-                let composed: Vec<i64> =
-                    outer_perm.iter().map(|&d| inner_perm[d as usize]).collect();
+                let composed: Option<Vec<i64>> = outer_perm
+                    .iter()
+                    .map(|&d| inner_perm.get(usize::try_from(d).ok()?).copied())
+                    .collect();
+                let Some(composed) = composed else { continue };
                 let shape = computation.instruction(outer).shape.clone();
                 let identity = composed.iter().enumerate().all(|(i, &d)| d == i as i64);
                 if identity && computation.instruction(x).shape == shape {
@@ -56,15 +68,9 @@ impl Pass for TransposeFolding {
     }
 }
 
-/// The permutation and operand of `id` if it is a transpose.
-fn transpose_of(computation: &Computation, id: InstrId) -> Option<(Vec<i64>, InstrId)> {
-    let instruction = computation
-        .get(id)
-        .filter(|i| i.opcode == Opcode::Transpose)?;
-    Some((
-        instruction.int_list_attribute("dimensions")?,
-        *computation.operands(id).first()?,
-    ))
+/// A transpose's permutation.
+fn dimensions(computation: &Computation, id: InstrId) -> Option<Vec<i64>> {
+    computation.get(id)?.int_list_attribute("dimensions")
 }
 
 /// Parses `text`, runs `transpose-folding` (verified after) and returns the module as text.

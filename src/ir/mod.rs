@@ -9,6 +9,7 @@ pub mod build;
 pub mod layout;
 pub mod module;
 pub mod opcode;
+pub mod pattern;
 pub mod primitive;
 pub mod shape;
 pub mod shape_inference;
