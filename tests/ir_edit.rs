@@ -130,3 +130,49 @@ fn a_removed_instruction_is_an_error_not_a_panic() {
         Some(EditError::NoSuchInstruction)
     );
 }
+
+/// Typed views of dimension numbers, and setters that write attributes as XLA prints them,
+/// so that a pass needs no attribute strings (issue 29).
+#[test]
+fn dimension_numbers_are_read_and_written_typed() {
+    let mut module = parse(
+        "ENTRY e {\n  a = f32[2,3,4]{2,1,0} parameter(0)\n  b = f32[2,4,5]{2,1,0} parameter(1)\n  ROOT d = f32[2,3,5]{2,1,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let d = computation.find("d").unwrap();
+    let mut numbers = computation.instruction(d).dot_dimension_numbers().unwrap();
+    assert_eq!(
+        (
+            numbers.lhs_batch.as_slice(),
+            numbers.rhs_contracting.as_slice()
+        ),
+        (&[0][..], &[1][..])
+    );
+    numbers.lhs_batch.clear();
+    numbers.rhs_batch.clear();
+    numbers.lhs_contracting = vec![0, 2];
+    numbers.rhs_contracting = vec![0, 1];
+    computation
+        .instruction_mut(d)
+        .set_dot_dimension_numbers(&numbers);
+    computation
+        .instruction_mut(d)
+        .set_int_list_attribute("sparsity_dims", &[2, 0, 1]);
+    let instruction = computation.instruction(d);
+    assert_eq!(instruction.attribute("lhs_batch_dims"), None);
+    assert_eq!(instruction.attribute("lhs_contracting_dims"), Some("{0,2}"));
+    assert_eq!(instruction.attribute("sparsity_dims"), Some("{2,0,1}"));
+    let conv = parse(
+        "ENTRY e {\n  x = f32[1,8,8,3]{3,2,1,0} parameter(0)\n  k = f32[3,3,3,4]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,6,6,4]{3,2,1,0} convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f\n}\n",
+    );
+    let c = conv.entry();
+    let labels = c
+        .instruction(c.find("c").unwrap())
+        .convolution_dimension_numbers()
+        .unwrap();
+    assert_eq!(
+        (labels.input_batch_dimension, labels.input_feature_dimension),
+        (0, 3)
+    );
+}

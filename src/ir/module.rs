@@ -177,6 +177,49 @@ impl Instruction {
     pub fn int_attribute(&self, name: &str) -> Option<i64> {
         self.attribute(name)?.trim().parse().ok()
     }
+
+    /// Sets `name` to the integer list `values`, written as XLA prints it (`{2,0,1}`).
+    pub fn set_int_list_attribute(&mut self, name: &str, values: &[i64]) {
+        let items: Vec<String> = values.iter().map(i64::to_string).collect();
+        self.set_attribute(name, &format!("{{{}}}", items.join(",")));
+    }
+
+    /// A `dot`'s dimension numbers (`lhs_batch_dims`, `lhs_contracting_dims`, ...; absent
+    /// lists are empty); `None` when one is not an integer list.
+    pub fn dot_dimension_numbers(&self) -> Option<crate::ir::attrs::DotDimensionNumbers> {
+        let list = |name: &str| match self.attribute(name) {
+            None => Some(Vec::new()),
+            Some(_) => self.int_list_attribute(name),
+        };
+        Some(crate::ir::attrs::DotDimensionNumbers {
+            lhs_batch: list("lhs_batch_dims")?,
+            lhs_contracting: list("lhs_contracting_dims")?,
+            rhs_batch: list("rhs_batch_dims")?,
+            rhs_contracting: list("rhs_contracting_dims")?,
+        })
+    }
+
+    /// Writes a `dot`'s dimension numbers as XLA prints them (batch lists only when not
+    /// empty).
+    pub fn set_dot_dimension_numbers(&mut self, numbers: &crate::ir::attrs::DotDimensionNumbers) {
+        for (name, values) in [
+            ("lhs_batch_dims", &numbers.lhs_batch),
+            ("lhs_contracting_dims", &numbers.lhs_contracting),
+            ("rhs_batch_dims", &numbers.rhs_batch),
+            ("rhs_contracting_dims", &numbers.rhs_contracting),
+        ] {
+            if values.is_empty() && name.contains("batch") {
+                self.attributes.retain(|a| &*a.name != name);
+            } else {
+                self.set_int_list_attribute(name, values);
+            }
+        }
+    }
+
+    /// A `convolution`'s `dim_labels`, read; `None` when absent or malformed.
+    pub fn convolution_dimension_numbers(&self) -> Option<crate::ir::attrs::ConvDimensionNumbers> {
+        crate::ir::attrs::ConvDimensionNumbers::parse(self.attribute("dim_labels")?).ok()
+    }
 }
 
 /// One computation: a graph of instructions, their print order and the root.
