@@ -77,6 +77,9 @@
 //! assert_eq!(memory.bytes(), 96);
 //! ```
 
+// The library needs no unsafe code; only the command (`src/main.rs`, `cli`) maps files.
+#![forbid(unsafe_code)]
+
 pub mod analysis;
 pub mod assign;
 pub mod check;
