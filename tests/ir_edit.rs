@@ -176,3 +176,77 @@ fn dimension_numbers_are_read_and_written_typed() {
         (0, 3)
     );
 }
+
+/// Mistakes the editing API allows but no parser reads are `verify` errors that name the
+/// instruction (issue 29): a layout of another rank, a tile of size 0, a name used twice, an
+/// operand below its user.
+#[test]
+fn verify_names_what_the_api_let_through() {
+    use hlo_layout::ir::{Layout, Shape, Tile};
+    use std::sync::Arc;
+    let base = parse("ENTRY e {\n  p = f32[8,128]{1,0} parameter(0)\n  n = f32[8,128]{1,0} negate(p)\n  ROOT r = f32[8,128]{1,0} negate(n)\n}\n");
+    let errors = |module: &hlo_layout::ir::Module| -> Vec<(String, String)> {
+        verify(module, &VerifyOptions::default())
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.instruction, e.message))
+            .collect()
+    };
+    let with_layout = |layout: Layout| {
+        let mut module = base.clone();
+        let entry = module.entry;
+        let c = module.computation_mut(entry);
+        let n = c.find("n").unwrap();
+        let mut shape = c.instruction(n).shape.as_ref().clone();
+        if let Shape::Array(array) = &mut shape {
+            array.layout = Some(layout);
+        }
+        c.instruction_mut(n).shape = Arc::new(shape);
+        module
+    };
+    let found = errors(&with_layout(Layout::with_minor_to_major(vec![0])));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].0 == "n" && found[0].1.contains("minor_to_major has length 1"),
+        "{found:?}"
+    );
+    let found = errors(&with_layout(
+        Layout::descending(2).tiled(vec![Tile::new(&[0, 128])]),
+    ));
+    assert!(
+        found
+            .iter()
+            .any(|(i, m)| i == "n" && m.contains("tile sizes must be positive")),
+        "{found:?}"
+    );
+
+    let mut module = base.clone();
+    let entry = module.entry;
+    let c = module.computation_mut(entry);
+    let n = c.find("n").unwrap();
+    c.rename(n, "r".to_string());
+    let found = errors(&module);
+    assert!(
+        found
+            .iter()
+            .any(|(_, m)| m.contains("the name `r` is used twice")),
+        "{found:?}"
+    );
+
+    let mut module = base.clone();
+    let entry = module.entry;
+    let c = module.computation_mut(entry);
+    let (p, n) = (c.find("p").unwrap(), c.find("n").unwrap());
+    let shape = c.instruction(p).shape.clone();
+    let late = c.push(Instruction::new("late", Opcode::Negate, shape), &[p]);
+    c.replace_operand(n, 0, late).unwrap();
+    let found = errors(&module);
+    assert_eq!(
+        found,
+        [(
+            "n".to_string(),
+            "operand `late` comes after its user in the computation's order".to_string()
+        )]
+    );
+}

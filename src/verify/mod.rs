@@ -641,13 +641,54 @@ fn structure(
             "the instruction depends on itself",
         ));
     }
-    for &id in computation.order().iter().filter(which) {
+    for &id in computation.order().iter().filter(&which) {
         operand_structure(computation, id, errors);
+    }
+    // What the parser cannot produce but the editing API can: a name used twice, an
+    // operand printed below its user. Either prints text no parser reads.
+    let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
+    for &id in computation.order() {
+        let instruction = computation.instruction(id);
+        if !seen.insert(instruction.name.as_str()) {
+            errors.push(VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "the name `{}` is used twice in this computation",
+                    instruction.name
+                ),
+            ));
+        }
+    }
+    for &id in computation.order().iter().filter(which) {
+        for operand in computation.operands(id) {
+            if computation.get(operand).is_some() && !computation.precedes(operand, id) {
+                errors.push(VerifyError::new(
+                    computation,
+                    Some(id),
+                    format!(
+                        "operand `{}` comes after its user in the computation's order",
+                        computation.instruction(operand).name
+                    ),
+                ));
+            }
+        }
     }
 }
 
-/// Operand slots are dense and their count fits the opcode.
+/// Operand slots are dense and their count fits the opcode; every layout fits its array.
 fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<VerifyError>) {
+    for array in computation.instruction(id).shape.leaves() {
+        if let Some(layout) = &array.layout {
+            for rule in layout.check_for_rank(array.rank()) {
+                errors.push(VerifyError::new(
+                    computation,
+                    Some(id),
+                    format!("the layout of {array} breaks a rule: {rule}"),
+                ));
+            }
+        }
+    }
     let slots = || {
         computation
             .graph()
