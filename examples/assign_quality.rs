@@ -324,6 +324,17 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
                 failed = true;
                 continue;
             }
+            if let Ok(dir) = std::env::var("HLO_AGREEMENT_DUMP") {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                let _ = std::fs::write(
+                    format!("{dir}/{stem}.run{k}.in.hlo"),
+                    hlo_layout::print::print_ir_module(module),
+                );
+                let _ = std::fs::write(
+                    format!("{dir}/{stem}.run{k}.out.hlo"),
+                    hlo_layout::print::print_ir_module(&assigned),
+                );
+            }
             let ours = layouts(&assigned);
             for (key, theirs) in &xla {
                 let Some(mine) = ours.get(key) else { continue };
@@ -394,6 +405,7 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
     );
 }
 
+/// `HLO_AGREEMENT_DUMP=DIR` writes each run's input and output there.
 /// Which run's misses `agreement-verbose` lists: 1 (entry's kept, the default) or 2 (all
 /// erased, `auto`), from `HLO_AGREEMENT_RUN`.
 fn verbose_run() -> usize {

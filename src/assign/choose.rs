@@ -335,7 +335,13 @@ impl Assigner<'_> {
         let members = groups.members.get(&group)?.clone();
         let reached = *groups.position.get(&first)?;
         let first_array = computation.instruction(first).shape.as_array()?.clone();
-        let mut candidates: Vec<Vec<i64>> = Vec::new();
+        // What users further down want goes first: it settles ties as XLA's propagation
+        // from the result would.
+        let mut candidates: Vec<Vec<i64>> = members
+            .iter()
+            .rev()
+            .filter_map(|&p| self.hints.get(&(comp, groups.order[p])).cloned())
+            .collect();
         let mut charges: Vec<Charge> = Vec::new();
         let root = computation.root();
         let mut converted: rustc_hash::FxHashSet<InstrId> = Default::default();
@@ -547,7 +553,9 @@ impl Assigner<'_> {
                             Some(array) if !preference.holds(array) => {
                                 let wanted = preference.wanted_for(array, self.target);
                                 let copied = self.laid(member, wanted);
-                                self.moved(&laid, &copied, None, true)
+                                // A preference unmet inserts nothing: on a tie with a copy
+                                // the pass would insert, fewer instructions win.
+                                self.moved(&laid, &copied, None, true).saturating_sub(1)
                             }
                             _ => 0,
                         }

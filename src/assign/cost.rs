@@ -202,10 +202,18 @@ pub fn aligned_minor_to_major(from: &ArrayShape, to_dims: &[i64]) -> Option<Vec<
 ///   `{3,1,2,0}`, batch `B,H` major).
 /// - `convolution`: the input's batch and feature dims minor, the kernel's input and output
 ///   feature dims minor, spatial dims major, as real TPU convolution programs lay them out
-///   (`bf16[14,40,100,128]{3,0,2,1}`, `f32[128,256,896,18]{0,3,2,1}`).
+///   (`bf16[14,40,100,128]{3,0,2,1}`, `f32[128,256,896,18]{0,3,2,1}`). Among the layouts
+///   that hold it, real TPU dumps use one order: feature, then batch (input feature, then
+///   output feature for the kernel), then the spatial dims from the last to the first
+///   (`bf16[1,20,256,2,1,4,288,1]{2,6,3,1,0,7,5,4}` for the input labels `34f501b2`),
+///   which is [`OperandPreference::order`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperandPreference {
+    /// The dims that must be most minor, in any order among themselves.
     pub minor_dims: Vec<i64>,
+    /// The whole minor_to_major a consumer uses when the choice is free (empty when it
+    /// states none): ties between layouts that hold the preference go to it.
+    pub order: Vec<i64>,
 }
 
 impl OperandPreference {
@@ -244,7 +252,11 @@ impl OperandPreference {
             .partition(|d| self.minor_dims.contains(d));
         moved.extend(major);
         let mut best: Option<(i64, Vec<i64>)> = None;
-        for candidate in std::iter::once(moved).chain(candidates(array)) {
+        let stated = (self.order.len() == array.rank()).then(|| self.order.clone());
+        for candidate in std::iter::once(moved)
+            .chain(stated)
+            .chain(candidates(array))
+        {
             if !self.holds_for(array, &candidate) {
                 continue;
             }
@@ -267,7 +279,7 @@ pub fn operand_preference(
     let all = |excluded: &[i64]| -> Vec<i64> {
         (0..rank as i64).filter(|d| !excluded.contains(d)).collect()
     };
-    let minor_dims = match user.opcode {
+    let (minor_dims, spatial) = match user.opcode {
         Opcode::Dot => {
             let batch = match slot {
                 0 => user.int_list_attribute("lhs_batch_dims"),
@@ -275,22 +287,42 @@ pub fn operand_preference(
                 _ => return None,
             }
             .unwrap_or_default();
-            all(&batch)
+            (all(&batch), Vec::new())
         }
         Opcode::Convolution => {
             let labels = ConvDimensionNumbers::parse(user.attribute("dim_labels")?).ok()?;
             match slot {
-                0 => vec![labels.input_batch_dimension, labels.input_feature_dimension],
-                1 => vec![
-                    labels.kernel_input_feature_dimension,
-                    labels.kernel_output_feature_dimension,
-                ],
+                0 => (
+                    vec![labels.input_feature_dimension, labels.input_batch_dimension],
+                    labels.input_spatial_dimensions.clone(),
+                ),
+                1 => (
+                    vec![
+                        labels.kernel_input_feature_dimension,
+                        labels.kernel_output_feature_dimension,
+                    ],
+                    labels.kernel_spatial_dimensions.clone(),
+                ),
                 _ => return None,
             }
         }
         _ => return None,
     };
-    (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims })
+    preference(minor_dims, &spatial, rank)
+}
+
+/// A preference for `minor_dims` minor in a layout of `rank`; with `spatial` dims, the order
+/// `minor_dims` then the spatial dims from the last to the first.
+fn preference(minor_dims: Vec<i64>, spatial: &[i64], rank: usize) -> Option<OperandPreference> {
+    let mut order = Vec::new();
+    if !spatial.is_empty() {
+        order = minor_dims.clone();
+        order.extend(spatial.iter().rev());
+        if order.len() != rank {
+            order.clear();
+        }
+    }
+    (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims, order })
 }
 
 /// The layout a `convolution` writes its result in without a relayout: its batch and
@@ -306,10 +338,10 @@ pub fn result_preference(instruction: &Instruction) -> Option<OperandPreference>
     }
     let labels = ConvDimensionNumbers::parse(instruction.attribute("dim_labels")?).ok()?;
     let minor_dims = vec![
-        labels.output_batch_dimension,
         labels.output_feature_dimension,
+        labels.output_batch_dimension,
     ];
-    (rank >= 2 && minor_dims.len() < rank).then_some(OperandPreference { minor_dims })
+    preference(minor_dims, &labels.output_spatial_dimensions, rank)
 }
 
 /// Whether `instruction` defines a buffer of its own rather than naming another's: tuples,

@@ -41,6 +41,7 @@
 
 mod choose;
 pub mod cost;
+mod hints;
 pub mod report;
 
 pub use cost::ModuleCost;
@@ -189,6 +190,7 @@ fn assign_once(
         shapes: FxHashSet::default(),
         derived: FxHashMap::default(),
         bitcasts: FxHashMap::default(),
+        hints: hints::Hints::default(),
     };
     let opaque = check_bitcasts(module, target)?;
     materialize_tuple_paths(module);
@@ -208,10 +210,17 @@ fn assign_once(
             given_result_shape(module, written.as_ref(), target),
         )
     };
-    let given = given
+    let given: Vec<Arc<Shape>> = given
         .into_iter()
         .map(|shape| assigner.shared(shape))
         .collect();
+    let mut given = given;
+    if options.policy == Policy::MinimizeCost {
+        assigner.hints = hints::user_hints(module, entry, &given, result_layout.as_ref());
+        if auto {
+            given = assigner.auto_tuple_parameters(module, given);
+        }
+    }
     let wanted_root = result_layout.clone().map(Arc::new);
     assigner.computation(module, entry, given, wanted_root)?;
     // Computations nobody reached through a call site (reducers, comparators) keep their
@@ -324,6 +333,8 @@ struct Assigner<'t> {
     /// [`is_bitcast`] of a reshape or transpose, by the addresses of its operand's and result's
     /// shapes and the transpose's permutation; each entry holds both shapes.
     bitcasts: FxHashMap<(usize, usize, Option<Vec<i64>>), (Arc<Shape>, Arc<Shape>, bool)>,
+    /// The layouts users further down want, which settle ties ([`hints`]).
+    hints: hints::Hints,
 }
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
@@ -816,6 +827,35 @@ impl Assigner<'_> {
                     _ => self.derive(&shape, Derivation::Free),
                 }
             }
+            // A variadic reduce's outputs take its first input's layout without the reduced
+            // dims, as XLA forces them to (a single output is chosen with the others).
+            Opcode::Reduce
+                if matches!(*shape, Shape::Tuple(_))
+                    && self.options.policy == Policy::MinimizeCost =>
+            {
+                let reduced = module
+                    .computation(comp)
+                    .instruction(instr)
+                    .int_list_attribute("dimensions")
+                    .unwrap_or_default();
+                match operands.first().and_then(|o| minor_to_major(o)) {
+                    Some(m2m) => {
+                        let kept: Vec<i64> = m2m
+                            .iter()
+                            .filter(|d| !reduced.contains(d))
+                            .map(|&d| d - reduced.iter().filter(|&&r| r < d).count() as i64)
+                            .collect();
+                        self.derive(
+                            &shape,
+                            Derivation::Leader {
+                                rank: kept.len(),
+                                minor_to_major: kept,
+                            },
+                        )
+                    }
+                    None => self.derive(&shape, Derivation::Free),
+                }
+            }
             op if op.keeps_layout() => match layout_leader(&shape, &operands) {
                 // Outputs of the leader's rank take its layout (variadic ops included).
                 Some((rank, minor_to_major)) => self.derive(
@@ -931,6 +971,45 @@ impl Assigner<'_> {
                 computation.set_root(converted);
             }
         }
+    }
+
+    /// With `auto` entry layouts, a tuple parameter's arrays (which no group chooses) take
+    /// what the users of each element want, else the layout this pass prefers.
+    fn auto_tuple_parameters(
+        &mut self,
+        module: &Module,
+        parameters: Vec<Arc<Shape>>,
+    ) -> Vec<Arc<Shape>> {
+        let entry = module.entry();
+        let mut laid_out = parameters;
+        for (number, parameter) in entry.parameters() {
+            let Some(slot) = usize::try_from(number).ok().filter(|&n| n < laid_out.len()) else {
+                continue;
+            };
+            let Shape::Tuple(elements) = &*laid_out[slot] else {
+                continue;
+            };
+            let mut elements = elements.clone();
+            for (index, element) in elements.iter_mut().enumerate() {
+                let wanted = entry.users(parameter).into_iter().find_map(|(user, _)| {
+                    let gte = entry.instruction(user);
+                    let picks = gte.opcode == Opcode::GetTupleElement
+                        && gte.int_attribute("index") == Some(index as i64);
+                    picks
+                        .then(|| self.hints.get(&(module.entry, user)).cloned())
+                        .flatten()
+                });
+                *element = map_arrays(element, &|array| {
+                    let minor_to_major = wanted
+                        .clone()
+                        .filter(|m| m.len() == array.rank())
+                        .unwrap_or_else(|| cost::descending_minor_to_major(array));
+                    cost::laid_out(array, minor_to_major, self.target)
+                });
+            }
+            laid_out[slot] = self.shared(Shape::Tuple(elements));
+        }
+        laid_out
     }
 
     fn free_result(&self, shape: &Shape) -> Shape {
