@@ -1,8 +1,9 @@
 //! `reshape-to-bitcast`, written outside the crate with its public API only: after layout
 //! assignment, a `reshape` or `transpose` whose layouts, tiles included, keep every
 //! element's bytes in place becomes a `bitcast`. XLA's `AlgebraicSimplifier` does the same
-//! with `ReshapeIsBitcast` and `TransposeIsBitcast`, which ignore tiles; this asks the
-//! crate's exact predicate, `ir::bitcast::is_bitcast`. The module's layouts are taken as
+//! with `ShapeUtil::ReshapeIsBitcast` and `TransposeIsBitcast`, which ignore tiles; the
+//! crate's functions of those names in `ir::bitcast` are exact under tiles (and false for
+//! dynamic dims, whose sizes are known only at run time). The module's layouts are taken as
 //! final, so run it on a module whose layouts were assigned (by XLA, or by `hlo-layout
 //! assign`).
 //!
@@ -10,7 +11,7 @@
 //! cargo run --example reshape_to_bitcast -- module.hlo
 //! ```
 
-use hlo_layout::ir::bitcast::{is_bitcast, Correspondence};
+use hlo_layout::ir::bitcast::{reshape_is_bitcast, transpose_is_bitcast};
 use hlo_layout::ir::{build, ArrayShape, Computation, InstrId, Module, Opcode};
 use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline, PipelineOptions};
 use hlo_layout::pass::{PipelineError, RunReport};
@@ -47,8 +48,8 @@ impl Pass for ReshapeToBitcast {
     }
 }
 
-/// The operand and result shape of `id` when it is a reshape or transpose of static arrays
-/// that moves no byte.
+/// The operand and result shape of `id` when it is a reshape or transpose that moves no
+/// byte.
 fn bitcast_of(computation: &Computation, id: InstrId) -> Option<(InstrId, ArrayShape)> {
     let instruction = computation.get(id)?;
     let &[operand] = computation.operands(id).as_slice() else {
@@ -57,20 +58,14 @@ fn bitcast_of(computation: &Computation, id: InstrId) -> Option<(InstrId, ArrayS
     // A compact tuple-element operand (`t#0`) has a tuple shape, and is left alone.
     let from = computation.instruction(operand).shape.as_array()?;
     let to = instruction.shape.as_array()?;
-    // A dynamic dim's size is known only at run time; a bitcast cannot follow it.
-    if from.dims.iter().chain(&to.dims).any(|d| d.is_dynamic()) {
-        return None;
-    }
-    let permutation = instruction.int_list_attribute("dimensions");
-    let how = match (&instruction.opcode, &permutation) {
-        (Opcode::Reshape, _) => Correspondence::Reshape,
-        (Opcode::Transpose, Some(permutation)) => Correspondence::Transpose(permutation),
-        _ => return None,
+    let moves_nothing = match instruction.opcode {
+        Opcode::Reshape => reshape_is_bitcast(from, to),
+        Opcode::Transpose => {
+            transpose_is_bitcast(from, to, &instruction.int_list_attribute("dimensions")?)
+        }
+        _ => false,
     };
-    // A layout the predicate cannot map (an error) is not a bitcast.
-    is_bitcast(from, to, how)
-        .unwrap_or(false)
-        .then(|| (operand, to.clone()))
+    moves_nothing.then(|| (operand, to.clone()))
 }
 
 /// Runs `reshape-to-bitcast` on `module`, verified with layouts before and after.
