@@ -69,18 +69,15 @@ fn contracting_minor(
     };
     // A compact tuple-element operand (`t#0`) has a tuple shape, and is left alone.
     let mut array = computation.instruction(lhs).shape.as_array()?.clone();
-    let rank = array.rank();
-    let layout = array.layout.get_or_insert_with(|| Layout::descending(rank));
+    let mut layout = array.layout_or_default().into_owned();
     if layout.minor_to_major.first() == Some(&contracting) {
         return None;
     }
     layout.minor_to_major.retain(|&d| d != contracting);
     layout.minor_to_major.insert(0, contracting);
     let tiled = !layout.tiles.is_empty();
-    if tiled {
-        array = target.tile(array);
-    }
-    array.layout
+    array.layout = Some(layout);
+    (if tiled { target.tile(array) } else { array }).layout
 }
 
 /// Runs `copy-before-dot` for tpu-v5e on `module`, verified with layouts before and after.
