@@ -58,11 +58,10 @@ fn bitcast_of(computation: &Computation, id: InstrId) -> Option<(InstrId, ArrayS
     // A compact tuple-element operand (`t#0`) has a tuple shape, and is left alone.
     let from = computation.instruction(operand).shape.as_array()?;
     let to = instruction.shape.as_array()?;
-    let moves_nothing = match instruction.opcode {
-        Opcode::Reshape => reshape_is_bitcast(from, to),
-        Opcode::Transpose => {
-            transpose_is_bitcast(from, to, &instruction.int_list_attribute("dimensions")?)
-        }
+    let permutation = instruction.int_list_attribute("dimensions");
+    let moves_nothing = match (&instruction.opcode, &permutation) {
+        (Opcode::Reshape, _) => reshape_is_bitcast(from, to),
+        (Opcode::Transpose, Some(permutation)) => transpose_is_bitcast(from, to, permutation),
         _ => false,
     };
     moves_nothing.then(|| (operand, to.clone()))
