@@ -204,6 +204,13 @@ fn copy_and_with_layout_check_the_layout() {
 }
 
 #[test]
+fn bitcast_takes_the_shape_as_given() {
+    let shape = hlo_layout::parse_array_shape("f32[3,2]{0,1}").unwrap();
+    let line = build_with(|c| build::bitcast(c, id(c, "b"), shape.clone()));
+    assert_eq!(line.unwrap(), "bitcast = f32[3,2]{0,1} bitcast(b)");
+}
+
+#[test]
 fn operands_must_be_arrays_of_this_computation() {
     let error = build_with(|c| build::unary(c, Opcode::Negate, id(c, "s"))).unwrap_err();
     assert_eq!(error, "`s` in computation `e` is not an array");
