@@ -35,13 +35,15 @@ impl Pass for CopyBeforeDot {
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
         let dot_of_lhs = op(Opcode::Dot).capture().with_operands([any().capture()]);
         let mut changed = Changed::NO;
-        for c in module.computation_ids().collect::<Vec<_>>() {
-            let computation = module.computation_mut(c);
+        for computation_id in module.computation_ids() {
+            let computation = module.computation_mut(computation_id);
             for id in computation.order().to_vec() {
                 let Some(&[dot, lhs]) = dot_of_lhs.matches(computation, id).as_deref() else {
                     continue;
                 };
-                let Some(layout) = contracting_minor(computation, dot, lhs, &self.target) else {
+                let Some(layout) =
+                    lhs_layout_with_contracting_minor(computation, dot, lhs, &self.target)
+                else {
                     continue;
                 };
                 let copy = build::copy(computation, lhs, Some(layout))?;
@@ -57,7 +59,7 @@ impl Pass for CopyBeforeDot {
 
 /// The layout of `lhs` with the one contracting dim of `dot` moved minor-most, tiled for
 /// `target` when `lhs` is tiled; `None` when that dim is minor-most already.
-fn contracting_minor(
+fn lhs_layout_with_contracting_minor(
     computation: &Computation,
     dot: InstrId,
     lhs: InstrId,

@@ -30,8 +30,8 @@ impl Pass for ReshapeToBitcast {
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
         let mut changed = Changed::NO;
-        for c in module.computation_ids().collect::<Vec<_>>() {
-            let computation = module.computation_mut(c);
+        for computation_id in module.computation_ids() {
+            let computation = module.computation_mut(computation_id);
             for id in computation.order().to_vec() {
                 let Some((operand, shape)) = bitcast_of(computation, id) else {
                     continue;
