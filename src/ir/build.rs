@@ -90,10 +90,11 @@ pub enum BuildError {
     #[diagnostic(code(hlo::build::not_an_array))]
     NotAnArray { name: String, computation: String },
     /// Shape inference refused the operands or attributes.
-    #[error("{source} (operands {operands} in computation `{computation}`)")]
+    #[error("{error} (operands {operands} in computation `{computation}`)")]
     #[diagnostic(code(hlo::build::shape))]
     Shape {
-        source: ShapeError,
+        /// Not a `source`: the message already says it, and a report would say it twice.
+        error: ShapeError,
         /// The operands' names, `` `a`, `b` ``.
         operands: String,
         computation: String,
@@ -132,14 +133,14 @@ fn inferred<T>(
     operands: &[InstrId],
     result: Result<T, ShapeError>,
 ) -> Result<T, BuildError> {
-    result.map_err(|source| {
+    result.map_err(|error| {
         let names: Vec<String> = operands
             .iter()
             .filter_map(|&id| computation.get(id))
             .map(|instruction| format!("`{}`", instruction.name))
             .collect();
         BuildError::Shape {
-            source,
+            error,
             operands: names.join(", "),
             computation: computation.name.clone(),
         }
