@@ -196,3 +196,38 @@ fn generator_produces_bitcasts_and_decides_most() {
         "only {decided} of {total} decided symbolically"
     );
 }
+
+/// XLA's `ReshapeIsBitcast` and `TransposeIsBitcast`, exact under tiles: the issue's
+/// element-moving reshape of equal byte count is no bitcast, dynamic dims never are, and a
+/// permutation that is not one is refused rather than a panic.
+#[test]
+fn reshape_and_transpose_is_bitcast_are_exact_under_tiles() {
+    use hlo_layout::ir::bitcast::{reshape_is_bitcast, transpose_is_bitcast};
+    let shape = |text: &str| hlo_layout::parse_array_shape(text).unwrap();
+    let one_tile = shape("f32[8,128]{1,0:T(8,128)}");
+    assert!(reshape_is_bitcast(
+        &one_tile,
+        &shape("f32[1024]{0:T(1024)}")
+    ));
+    assert!(reshape_is_bitcast(
+        &one_tile,
+        &shape("f32[1,8,128]{2,1,0:T(8,128)}")
+    ));
+    assert!(!reshape_is_bitcast(
+        &shape("f32[16,256]{1,0:T(8,128)}"),
+        &shape("f32[4096]{0:T(1024)}")
+    ));
+    assert!(!reshape_is_bitcast(
+        &shape("f32[<=8,128]{1,0:T(8,128)}"),
+        &shape("f32[1024]{0:T(1024)}")
+    ));
+    let transposed = shape("f32[128,8]{0,1:T(8,128)}");
+    assert!(transpose_is_bitcast(&one_tile, &transposed, &[1, 0]));
+    assert!(!transpose_is_bitcast(
+        &one_tile,
+        &shape("f32[128,8]{1,0:T(8,128)}"),
+        &[1, 0]
+    ));
+    assert!(!transpose_is_bitcast(&one_tile, &transposed, &[1, 1]));
+    assert!(!transpose_is_bitcast(&one_tile, &transposed, &[1, 5]));
+}

@@ -136,3 +136,103 @@ fn self_referencing_instruction_is_an_error_not_a_hang() {
         "{errors:?}"
     );
 }
+
+/// The typed views of every `gather` and `scatter` in the corpus: each reads, prints as the
+/// instruction's own line writes it, and written back onto an instruction stripped of those
+/// attributes prints the module unchanged (issue 29: a pass needs no attribute strings).
+#[test]
+fn gather_and_scatter_dimension_numbers_read_and_write_back() {
+    use hlo_layout::ir::Opcode;
+    const NAMES: &[&str] = &[
+        "offset_dims",
+        "collapsed_slice_dims",
+        "start_index_map",
+        "operand_batching_dims",
+        "start_indices_batching_dims",
+        "update_window_dims",
+        "inserted_window_dims",
+        "scatter_dims_to_operand_dims",
+        "input_batching_dims",
+        "scatter_indices_batching_dims",
+        "index_vector_dim",
+    ];
+    let mut seen = [0usize; 2];
+    let folders = [
+        "jax",
+        "large",
+        "xla-tests",
+        "xla-parser-tests",
+        "tpu-real",
+        "tpu-real/xla-tests",
+    ];
+    for folder in folders {
+        let Some(dir) = common::corpus_dir(folder) else {
+            return;
+        };
+        for path in common::files(&dir, "hlo") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if !text.contains("gather(") && !text.contains("scatter(") {
+                continue;
+            }
+            for range in hlo_layout::syntax::split_modules(&text) {
+                // What does not parse is the front end's tests' business.
+                let Ok(module) = hlo_layout::parse_module_range(&text, range) else {
+                    continue;
+                };
+                let printed = hlo_layout::print::print_ir_module(&module);
+                let mut rewritten = module.clone();
+                for c in module.computation_ids() {
+                    let computation = module.computation(c);
+                    for &id in computation.order() {
+                        let instruction = computation.instruction(id);
+                        let place = format!("{}: `{}`", path.display(), instruction.name);
+                        let view = match instruction.opcode {
+                            Opcode::Gather => {
+                                seen[0] += 1;
+                                let numbers = instruction.gather_dimension_numbers();
+                                let numbers = numbers.unwrap_or_else(|| panic!("{place}"));
+                                let mut stripped = instruction.clone();
+                                stripped.attributes.retain(|a| !NAMES.contains(&&*a.name));
+                                stripped.set_gather_dimension_numbers(&numbers);
+                                *rewritten.computation_mut(c).instruction_mut(id) = stripped;
+                                numbers.to_string()
+                            }
+                            Opcode::Scatter => {
+                                seen[1] += 1;
+                                let numbers = instruction.scatter_dimension_numbers();
+                                let numbers = numbers.unwrap_or_else(|| panic!("{place}"));
+                                let mut stripped = instruction.clone();
+                                stripped.attributes.retain(|a| !NAMES.contains(&&*a.name));
+                                stripped.set_scatter_dimension_numbers(&numbers);
+                                *rewritten.computation_mut(c).instruction_mut(id) = stripped;
+                                numbers.to_string()
+                            }
+                            _ => continue,
+                        };
+                        // XLA prints the dimension numbers together, in the view's order.
+                        let line = printed
+                            .lines()
+                            .find(|line| {
+                                let name = line.trim_start().trim_start_matches("ROOT ");
+                                let name = name.trim_start_matches('%');
+                                name.starts_with(&format!("{} = ", instruction.name))
+                            })
+                            .unwrap_or_else(|| panic!("{place}: no line"));
+                        assert!(line.contains(&view), "{place}: `{view}` not in\n{line}");
+                    }
+                }
+                let again = hlo_layout::print::print_ir_module(&rewritten);
+                assert!(
+                    again == printed,
+                    "{}: differs once written back",
+                    path.display()
+                );
+            }
+        }
+    }
+    println!(
+        "{} gathers and {} scatters read and written back",
+        seen[0], seen[1]
+    );
+    assert!(seen[0] > 0 && seen[1] > 0, "gathers and scatters: {seen:?}");
+}

@@ -250,3 +250,74 @@ fn verify_names_what_the_api_let_through() {
         )]
     );
 }
+
+/// Gather and scatter dimension numbers: batching lists are empty when absent and written
+/// only when not empty; a missing `index_vector_dim` reads as `None`, not as 0.
+#[test]
+fn gather_and_scatter_dimension_numbers_are_typed() {
+    let mut module = parse(
+        "ENTRY e {\n  x = f32[5,7,3]{2,1,0} parameter(0)\n  i = s32[4,1]{1,0} parameter(1)\n  ROOT g = f32[4,7,3]{2,1,0} gather(x, i), offset_dims={1,2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,7,3}\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let g = computation.find("g").unwrap();
+    let mut numbers = computation
+        .instruction(g)
+        .gather_dimension_numbers()
+        .unwrap();
+    assert_eq!(numbers.offset_dims, [1, 2]);
+    assert_eq!(numbers.collapsed_slice_dims, [0]);
+    assert!(numbers.operand_batching_dims.is_empty());
+    assert_eq!(numbers.index_vector_dim, 1);
+    numbers.operand_batching_dims = vec![2];
+    numbers.start_indices_batching_dims = vec![0];
+    computation
+        .instruction_mut(g)
+        .set_gather_dimension_numbers(&numbers);
+    let instruction = computation.instruction(g);
+    assert_eq!(instruction.attribute("operand_batching_dims"), Some("{2}"));
+    assert_eq!(
+        instruction.gather_dimension_numbers(),
+        Some(numbers.clone())
+    );
+    numbers.operand_batching_dims.clear();
+    numbers.start_indices_batching_dims.clear();
+    computation
+        .instruction_mut(g)
+        .set_gather_dimension_numbers(&numbers);
+    let instruction = computation.instruction(g);
+    assert_eq!(instruction.attribute("operand_batching_dims"), None);
+    let text = printed_and_reread(&module);
+    assert!(
+        text.contains("offset_dims={1,2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,7,3}"),
+        "{text}"
+    );
+
+    let mut module = parse(
+        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[5,3]{1,0} parameter(0)\n  i = s32[4]{0} parameter(1)\n  u = f32[4,3]{1,0} parameter(2)\n  ROOT s = f32[5,3]{1,0} scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let s = computation.find("s").unwrap();
+    let numbers = computation
+        .instruction(s)
+        .scatter_dimension_numbers()
+        .unwrap();
+    assert_eq!(
+        (
+            numbers.update_window_dims.as_slice(),
+            numbers.inserted_window_dims.as_slice(),
+            numbers.index_vector_dim
+        ),
+        (&[1][..], &[0][..], 1)
+    );
+    computation
+        .instruction_mut(s)
+        .attributes
+        .retain(|a| &*a.name != "index_vector_dim");
+    assert_eq!(computation.instruction(s).scatter_dimension_numbers(), None);
+    computation
+        .instruction_mut(s)
+        .set_scatter_dimension_numbers(&numbers);
+    printed_and_reread(&module);
+}

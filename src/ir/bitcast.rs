@@ -358,6 +358,25 @@ pub fn is_bitcast(
     })
 }
 
+/// Whether `reshape` from `from` to `to` moves no byte, tiles included: XLA's
+/// `ShapeUtil::ReshapeIsBitcast`, exact under tiles. False for dynamic dims, whose sizes
+/// are known only at run time, and for layouts the memory map refuses.
+pub fn reshape_is_bitcast(from: &ArrayShape, to: &ArrayShape) -> bool {
+    is_static(from) && is_static(to) && is_bitcast(from, to, Correspondence::Reshape) == Ok(true)
+}
+
+/// Whether `transpose` of `from` with `permutation` to `to` moves no byte, tiles included:
+/// XLA's `ShapeUtil::TransposeIsBitcast`, exact under tiles. False as
+/// [`reshape_is_bitcast`] is, and for a `permutation` that is not one of `from`'s dims.
+pub fn transpose_is_bitcast(from: &ArrayShape, to: &ArrayShape, permutation: &[i64]) -> bool {
+    let how = Correspondence::Transpose(permutation);
+    is_static(from) && is_static(to) && is_bitcast(from, to, how) == Ok(true)
+}
+
+fn is_static(array: &ArrayShape) -> bool {
+    array.dims.iter().all(|d| !d.is_dynamic())
+}
+
 /// Compares every element's offset on both sides.
 pub fn brute_force(from: &PhysicalLayout, to: &PhysicalLayout, how: Correspondence<'_>) -> bool {
     let to_dims = to.logical_dims();

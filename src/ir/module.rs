@@ -220,6 +220,102 @@ impl Instruction {
     pub fn convolution_dimension_numbers(&self) -> Option<crate::ir::attrs::ConvDimensionNumbers> {
         crate::ir::attrs::ConvDimensionNumbers::parse(self.attribute("dim_labels")?).ok()
     }
+
+    /// A `gather`'s dimension numbers (the batching lists are empty when absent); `None`
+    /// when `index_vector_dim` is absent or a value is malformed. `slice_sizes` is a list
+    /// of its own: `int_list_attribute("slice_sizes")`.
+    pub fn gather_dimension_numbers(&self) -> Option<crate::ir::attrs::GatherDimensionNumbers> {
+        Some(crate::ir::attrs::GatherDimensionNumbers {
+            offset_dims: self.dims_or_empty("offset_dims")?,
+            collapsed_slice_dims: self.dims_or_empty("collapsed_slice_dims")?,
+            start_index_map: self.dims_or_empty("start_index_map")?,
+            operand_batching_dims: self.dims_or_empty("operand_batching_dims")?,
+            start_indices_batching_dims: self.dims_or_empty("start_indices_batching_dims")?,
+            index_vector_dim: self.int_attribute("index_vector_dim")?,
+        })
+    }
+
+    /// Writes a `gather`'s dimension numbers as XLA prints them (batching lists only when
+    /// not empty).
+    pub fn set_gather_dimension_numbers(
+        &mut self,
+        numbers: &crate::ir::attrs::GatherDimensionNumbers,
+    ) {
+        self.set_dims_lists(&[
+            ("offset_dims", &numbers.offset_dims, true),
+            ("collapsed_slice_dims", &numbers.collapsed_slice_dims, true),
+            ("start_index_map", &numbers.start_index_map, true),
+            (
+                "operand_batching_dims",
+                &numbers.operand_batching_dims,
+                false,
+            ),
+            (
+                "start_indices_batching_dims",
+                &numbers.start_indices_batching_dims,
+                false,
+            ),
+        ]);
+        self.set_attribute("index_vector_dim", &numbers.index_vector_dim.to_string());
+    }
+
+    /// A `scatter`'s dimension numbers, read as [`Instruction::gather_dimension_numbers`]
+    /// reads a gather's.
+    pub fn scatter_dimension_numbers(&self) -> Option<crate::ir::attrs::ScatterDimensionNumbers> {
+        Some(crate::ir::attrs::ScatterDimensionNumbers {
+            update_window_dims: self.dims_or_empty("update_window_dims")?,
+            inserted_window_dims: self.dims_or_empty("inserted_window_dims")?,
+            scatter_dims_to_operand_dims: self.dims_or_empty("scatter_dims_to_operand_dims")?,
+            input_batching_dims: self.dims_or_empty("input_batching_dims")?,
+            scatter_indices_batching_dims: self.dims_or_empty("scatter_indices_batching_dims")?,
+            index_vector_dim: self.int_attribute("index_vector_dim")?,
+        })
+    }
+
+    /// Writes a `scatter`'s dimension numbers as XLA prints them (batching lists only when
+    /// not empty).
+    pub fn set_scatter_dimension_numbers(
+        &mut self,
+        numbers: &crate::ir::attrs::ScatterDimensionNumbers,
+    ) {
+        self.set_dims_lists(&[
+            ("update_window_dims", &numbers.update_window_dims, true),
+            ("inserted_window_dims", &numbers.inserted_window_dims, true),
+            (
+                "scatter_dims_to_operand_dims",
+                &numbers.scatter_dims_to_operand_dims,
+                true,
+            ),
+            ("input_batching_dims", &numbers.input_batching_dims, false),
+            (
+                "scatter_indices_batching_dims",
+                &numbers.scatter_indices_batching_dims,
+                false,
+            ),
+        ]);
+        self.set_attribute("index_vector_dim", &numbers.index_vector_dim.to_string());
+    }
+
+    /// An integer-list attribute, empty when absent (as XLA reads dimension numbers);
+    /// `None` when present but not an integer list.
+    fn dims_or_empty(&self, name: &str) -> Option<Vec<i64>> {
+        match self.attribute(name) {
+            None => Some(Vec::new()),
+            Some(_) => self.int_list_attribute(name),
+        }
+    }
+
+    /// Sets each `(name, values, always)` list; an empty list that is not `always` printed
+    /// is removed, as XLA leaves out empty batching lists.
+    fn set_dims_lists(&mut self, lists: &[(&str, &Vec<i64>, bool)]) {
+        for &(name, values, always) in lists {
+            if values.is_empty() && !always {
+                self.attributes.retain(|a| &*a.name != name);
+            } else {
+                self.set_int_list_attribute(name, values);
+            }
+        }
+    }
 }
 
 /// One computation: a graph of instructions, their print order and the root.
