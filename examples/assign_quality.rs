@@ -12,12 +12,10 @@
 //! cargo run --release --example assign_quality -- agreement ../shared/corpus/tpu-real
 //! ```
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts, Policy};
-use hlo_layout::ir::{ArrayShape, Module, PhysicalLayout, Shape, Target};
+use hlo_layout::assign::{assign_layouts_with, quality, AssignOptions, EntryLayouts, Policy};
+use hlo_layout::ir::{Module, PhysicalLayout, Target};
 
 fn files(arguments: &[String]) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -188,46 +186,6 @@ fn padding(paths: &[PathBuf], target: &Target) {
     );
 }
 
-/// minor_to_major and tiles, the parts of a layout that layout assignment chooses (memory
-/// spaces come later, from memory-space assignment).
-fn chosen(array: &ArrayShape) -> (Vec<i64>, String) {
-    let layout = array.layout_or_default();
-    let tiles: Vec<String> = layout.tiles.iter().map(|t| format!("{t:?}")).collect();
-    (layout.minor_to_major.clone(), tiles.join(""))
-}
-
-fn erase(shape: &Shape) -> Shape {
-    match shape {
-        Shape::Array(array) => Shape::Array(ArrayShape {
-            layout: None,
-            ..array.clone()
-        }),
-        Shape::Tuple(elements) => Shape::Tuple(elements.iter().map(erase).collect()),
-        other => other.clone(),
-    }
-}
-
-type Layouts = BTreeMap<(String, String), Vec<(usize, (Vec<i64>, String))>>;
-
-fn layouts(module: &Module) -> Layouts {
-    let mut out = Layouts::new();
-    for computation in &module.computations {
-        for &id in computation.order() {
-            let instruction = computation.instruction(id);
-            let arrays = instruction
-                .shape
-                .leaves()
-                .map(|a| (a.rank(), chosen(a)))
-                .collect();
-            out.insert(
-                (computation.name.clone(), instruction.name.to_string()),
-                arrays,
-            );
-        }
-    }
-    out
-}
-
 /// Whether `SOURCES.tsv` beside the file (or its folder's parent) says XLA's TPU compiler
 /// laid the module out (`real`, `real-in-test`), not a person (`test`). Files without an
 /// entry count.
@@ -255,8 +213,7 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
         "{:<60} {:>6} {:>14} {:>14} {:>14}",
         "module", "arrays", "before", "given", "all erased+auto"
     );
-    let mut totals = [0usize; 4];
-    let mut rank2 = [0usize; 4];
+    let mut totals: [quality::Agreement; 3] = Default::default();
     for path in paths {
         if !laid_out_by_xla(path) {
             continue;
@@ -264,144 +221,80 @@ fn agreement(paths: &[PathBuf], target: &Target, verbose: bool) {
         let Some(original) = parse(path) else {
             continue;
         };
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        // Dumps of TPUs before v4 double the scalar tiles (`s32[]{:T(256)}`).
-        let older = [
-            "s32[]{:T(256)",
-            "f32[]{:T(256)",
-            "u32[]{:T(256)",
-            "bf16[]{:T(512)",
-            "pred[]{:T(1024)",
-        ]
-        .iter()
-        .any(|tile| text.contains(tile));
-        let target = &if older {
-            Target::from_name("tpu-v3").unwrap_or_else(Target::default_tpu)
-        } else {
-            target.clone()
-        };
-        let xla = layouts(&original);
-        let mut erased = original.clone();
-        // The entry's layouts stay: a module without `entry_computation_layout` states them
-        // on its entry parameters and root, and the header says the same.
-        if erased.attribute("entry_computation_layout").is_none() && erased.has_header {
-            let entry = erased.entry();
-            let parameters: Vec<String> = entry
-                .parameters()
-                .iter()
-                .map(|&(_, id)| entry.instruction(id).shape.to_string())
-                .collect();
-            if let Some(root) = entry.root() {
-                let text = format!(
-                    "{{({})->{}}}",
-                    parameters.join(", "),
-                    entry.instruction(root).shape
-                );
-                erased.set_attribute("entry_computation_layout", &text);
-            }
-        }
-        for computation in &mut erased.computations {
-            for id in computation.order().to_vec() {
-                let shape = erase(&computation.instruction(id).shape);
-                computation.instruction_mut(id).shape = Arc::new(shape);
-            }
-        }
-        let mut all_erased = erased.clone();
-        all_erased
-            .attributes
-            .retain(|a| &*a.name != "entry_computation_layout");
+        let target = quality::dump_target(&original, target);
+        let erased = quality::erase_layouts(&original, true);
+        let all_erased = quality::erase_layouts(&original, false);
         let runs = [
             (&erased, EntryLayouts::Given, Policy::Descending),
             (&erased, EntryLayouts::Given, Policy::MinimizeCost),
             (&all_erased, EntryLayouts::Auto, Policy::MinimizeCost),
         ];
-        let mut row = [0usize; 4];
-        let mut row2 = [0usize; 4];
+        let mut row: [quality::Agreement; 3] = Default::default();
         let mut failed = false;
         for (k, (module, entry, policy)) in runs.into_iter().enumerate() {
             let mut assigned = module.clone();
-            if assign_layouts_with(&mut assigned, target, &options(entry, policy)).is_err() {
+            if assign_layouts_with(&mut assigned, &target, &options(entry, policy)).is_err() {
                 failed = true;
                 continue;
             }
             if let Ok(dir) = std::env::var("HLO_AGREEMENT_DUMP") {
                 let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-                let _ = std::fs::write(
-                    format!("{dir}/{stem}.run{k}.in.hlo"),
-                    hlo_layout::print::print_ir_module(module),
-                );
-                let _ = std::fs::write(
-                    format!("{dir}/{stem}.run{k}.out.hlo"),
-                    hlo_layout::print::print_ir_module(&assigned),
-                );
+                let write = |suffix: &str, module: &Module| {
+                    let text = hlo_layout::print::print_ir_module(module);
+                    let _ = std::fs::write(format!("{dir}/{stem}.run{k}.{suffix}.hlo"), text);
+                };
+                write("in", module);
+                write("out", &assigned);
             }
-            let ours = layouts(&assigned);
-            for (key, theirs) in &xla {
-                let Some(mine) = ours.get(key) else { continue };
-                // Only arrays XLA's TPU compiler laid out (tiled) are compared.
-                for ((rank, a), (_, b)) in theirs
-                    .iter()
-                    .zip(mine)
-                    .filter(|((_, a), _)| !a.1.is_empty())
-                {
-                    if k == 0 {
-                        row[0] += 1;
-                        if *rank >= 2 {
-                            row2[0] += 1;
-                        }
-                    }
-                    if a == b {
-                        row[k + 1] += 1;
-                        if *rank >= 2 {
-                            row2[k + 1] += 1;
-                        }
-                    } else if verbose && k == verbose_run() {
-                        println!("  {}/{}: xla {:?} ours {:?}", key.0, key.1, a, b);
-                    }
+            row[k] = quality::agreement(&original, &assigned);
+            if verbose && k == verbose_run() {
+                for miss in &row[k].misses {
+                    println!(
+                        "  {}/{}: xla {:?} {:?} ours {:?} {:?}",
+                        miss.computation,
+                        miss.instruction,
+                        miss.xla.minor_to_major,
+                        miss.xla.tiles,
+                        miss.ours.minor_to_major,
+                        miss.ours.tiles
+                    );
                 }
             }
         }
-        let percent = |a: usize| 100.0 * a as f64 / row[0].max(1) as f64;
+        let name: Vec<String> = path
+            .iter()
+            .rev()
+            .take(2)
+            .map(|part| part.to_string_lossy().to_string())
+            .collect();
         println!(
             "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%{}",
-            path.display()
-                .to_string()
-                .rsplit('/')
-                .take(2)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("/"),
-            row[0],
-            percent(row[1]),
-            percent(row[2]),
-            percent(row[3]),
+            format!("{}/{}", name.get(1).map_or("", String::as_str), name[0]),
+            row[0].compared,
+            row[0].percent(),
+            row[1].percent(),
+            row[2].percent(),
             if failed { " (an assign failed)" } else { "" }
         );
-        for (t, r) in totals.iter_mut().zip(row) {
-            *t += r;
-        }
-        for (t, r) in rank2.iter_mut().zip(row2) {
-            *t += r;
+        for (total, row) in totals.iter_mut().zip(row) {
+            total.add(row);
         }
     }
-    let percent = |a: usize, n: usize| 100.0 * a as f64 / n.max(1) as f64;
     println!(
         "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%",
         "all arrays",
-        totals[0],
-        percent(totals[1], totals[0]),
-        percent(totals[2], totals[0]),
-        percent(totals[3], totals[0])
+        totals[0].compared,
+        totals[0].percent(),
+        totals[1].percent(),
+        totals[2].percent()
     );
     println!(
         "{:<60} {:>6} {:>13.1}% {:>13.1}% {:>13.1}%",
         "rank >= 2 arrays",
-        rank2[0],
-        percent(rank2[1], rank2[0]),
-        percent(rank2[2], rank2[0]),
-        percent(rank2[3], rank2[0])
+        totals[0].compared_rank2,
+        totals[0].percent_rank2(),
+        totals[1].percent_rank2(),
+        totals[2].percent_rank2()
     );
 }
 

@@ -42,6 +42,7 @@
 mod choose;
 pub mod cost;
 mod hints;
+pub mod quality;
 pub mod report;
 
 pub use cost::ModuleCost;
