@@ -8,6 +8,8 @@ to <name>.hlo in the folder given as the first argument (default: beside this fi
 Shapes are chosen to stress TPU tiling: tiny/odd minor dims (3, 7, 9, 17),
 trailing size-1 dims, vocab 1000, [B,S,H,D] attention, NHWC with few channels.
 All inputs are abstract (jax.ShapeDtypeStruct) so nothing is executed.
+The output of jax 0.10.2 is kept in tests/inputs/jax-programs, where
+tests/assign_agreement.rs holds assign's padding figures on it.
 """
 import os
 import sys

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo_layout::assign::{assign_layouts_with, quality, AssignOptions, EntryLayouts, Policy};
-use hlo_layout::ir::{Module, PhysicalLayout, Target};
+use hlo_layout::ir::{Module, Target};
 
 fn files(arguments: &[String]) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -49,52 +49,6 @@ fn parse(path: &Path) -> Option<Module> {
     let module = hlo_layout::parse_module(&text).ok()?;
     hlo_layout::verify::verify(&module, &Default::default()).ok()?;
     Some(module)
-}
-
-/// Padded and logical bytes of the rank >= 2 arrays that instructions define; without the
-/// entry's parameters when `skip_parameters` (their layouts are given, not chosen).
-fn rank2_bytes(module: &Module, skip_parameters: bool) -> (i64, i64) {
-    let (mut padded, mut logical) = (0i64, 0i64);
-    for computation in &module.computations {
-        for &id in computation.order() {
-            let instruction = computation.instruction(id);
-            if !hlo_layout::assign::cost::defines_buffer(computation, instruction) {
-                continue;
-            }
-            if skip_parameters && instruction.opcode == hlo_layout::ir::Opcode::Parameter {
-                continue;
-            }
-            for array in instruction.shape.leaves() {
-                if array.rank() < 2 {
-                    continue;
-                }
-                if let Ok(memory) = PhysicalLayout::new(array) {
-                    padded += memory.bytes();
-                    logical += memory.unpadded_bytes();
-                }
-            }
-        }
-    }
-    (padded, logical)
-}
-
-/// The padded bytes of the rank >= 2 buffers, each at its own cheapest layout.
-fn rank2_bound(module: &Module, target: &Target) -> i64 {
-    use hlo_layout::assign::cost;
-    let mut total = 0;
-    for computation in &module.computations {
-        for &id in computation.order() {
-            let instruction = computation.instruction(id);
-            if !cost::defines_buffer(computation, instruction) {
-                continue;
-            }
-            for array in instruction.shape.leaves().filter(|a| a.rank() >= 2) {
-                let best = cost::best_minor_to_major(array, target);
-                total += cost::array_bytes(&cost::laid_out(array, best, target)).unwrap_or(0);
-            }
-        }
-    }
-    total
 }
 
 fn options(entry_layouts: EntryLayouts, policy: Policy) -> AssignOptions {
@@ -143,17 +97,17 @@ fn padding(paths: &[PathBuf], target: &Target) {
                 failed = true;
                 continue;
             };
-            let (padded, logical) = rank2_bytes(&assigned, false);
+            let (padded, logical) = quality::rank2_bytes(&assigned, false);
             row[4 * k] = padded;
             row[4 * k + 1] = logical;
             if k < 2 {
-                let (padded, logical) = rank2_bytes(&assigned, true);
+                let (padded, logical) = quality::rank2_bytes(&assigned, true);
                 row[4 * k + 2] = padded;
                 row[4 * k + 3] = logical;
                 row[11 + k] = report.cost.moved_bytes;
             }
         }
-        row[10] = rank2_bound(&module, target);
+        row[10] = quality::rank2_bound(&module, target);
         println!(
             "{:<36} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x | {:>11} {:>11}{}",
             path.file_name()

@@ -23,7 +23,9 @@ use crate::ir::layout::{Tile, TileDim};
 use crate::ir::module::Module;
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
-use crate::ir::Target;
+use crate::ir::{PhysicalLayout, Target};
+
+use super::cost;
 
 /// The parts of a layout that layout assignment chooses: minor_to_major and tiles (memory
 /// spaces come later, from memory-space assignment).
@@ -192,6 +194,51 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
         }
     }
     result
+}
+
+/// Padded and logical bytes of the rank >= 2 arrays that instructions define; without the
+/// entry's parameters when `skip_parameters` (their layouts are given, not chosen).
+pub fn rank2_bytes(module: &Module, skip_parameters: bool) -> (i64, i64) {
+    let (mut padded, mut logical) = (0i64, 0i64);
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !cost::defines_buffer(computation, instruction) {
+                continue;
+            }
+            if skip_parameters && instruction.opcode == Opcode::Parameter {
+                continue;
+            }
+            for array in instruction.shape.leaves() {
+                if array.rank() < 2 {
+                    continue;
+                }
+                if let Ok(memory) = PhysicalLayout::new(array) {
+                    padded += memory.bytes();
+                    logical += memory.unpadded_bytes();
+                }
+            }
+        }
+    }
+    (padded, logical)
+}
+
+/// The padded bytes of the rank >= 2 buffers, each at its own cheapest layout.
+pub fn rank2_bound(module: &Module, target: &Target) -> i64 {
+    let mut total = 0;
+    for computation in &module.computations {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !cost::defines_buffer(computation, instruction) {
+                continue;
+            }
+            for array in instruction.shape.leaves().filter(|a| a.rank() >= 2) {
+                let best = cost::best_minor_to_major(array, target);
+                total += cost::array_bytes(&cost::laid_out(array, best, target)).unwrap_or(0);
+            }
+        }
+    }
+    total
 }
 
 /// The TPU generation whose tiles a dump shows: TPUs before v4 double the tiles of scalars
