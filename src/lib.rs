@@ -67,6 +67,22 @@
 //!
 //! # Example
 //!
+//! Parse a module, assign TPU layouts, print it, and ask where an element lives:
+//!
+//! ```
+//! use hlo_layout::assign::assign_layouts;
+//! use hlo_layout::ir::Target;
+//!
+//! let text = "HloModule m\n\nENTRY e {\n  p = f32[512,3] parameter(0)\n  ROOT t = f32[512,3] tanh(p)\n}\n";
+//! let mut module = hlo_layout::parse_module(text).map_err(|errors| errors[0].to_string())?;
+//! let report = assign_layouts(&mut module, &Target::default_tpu())?;
+//! let printed = hlo_layout::print::print_ir_module(&module);
+//! assert!(printed.contains("tanh"));
+//! assert_eq!(report.copies_inserted, 0);
+//! println!("{printed}{} bytes padded", report.cost.padded_bytes);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ```
 //! use hlo_layout::ir::PhysicalLayout;
 //!

@@ -293,7 +293,7 @@ fn readme_svg_is_current() {
     .unwrap();
     assert_eq!(
         committed, fresh,
-        "regenerate docs/explain-f32-3x5-T2x2.svg with the README's command"
+        "regenerate docs/explain-f32-3x5-T2x2.svg with docs/commands.md's command"
     );
     let _ = std::fs::remove_dir_all(&directory);
 }

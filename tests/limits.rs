@@ -1,4 +1,4 @@
-//! Resource limits (README, "Limits"): generated inputs at and beyond each limit, and inputs
+//! Resource limits (`src/lib.rs`, "Limits"): generated inputs at and beyond each limit, and inputs
 //! of a depth or length no limit covers, go through everything the library does without a
 //! crash. Each runs on a thread with a 2 MiB stack, the default for test threads, so that a
 //! recursion over the input's depth fails here whatever RUST_MIN_STACK says. Every input
