@@ -206,6 +206,9 @@ pub fn format_module_range(
     text: &str,
     range: std::ops::Range<usize>,
 ) -> Result<String, Vec<Error>> {
+    if let Some(formatted) = print::format_streaming(text, range.clone()) {
+        return Ok(formatted);
+    }
     let module = syntax::parse_module_range(text, range)
         .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
     print::print_module(&module).map_err(|errors| errors.into_iter().map(Error::from).collect())

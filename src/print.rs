@@ -31,6 +31,106 @@ pub fn print_module(module: &Module<'_>) -> Result<String, Vec<LowerError>> {
     }
 }
 
+/// Parses `source[range]` and prints it as [`print_module`] prints the whole tree, one
+/// computation at a time as the parser reads it: the tree of only one computation is held, so
+/// formatting takes memory for the text and the output, not for the module's tree (a tree is
+/// several times its text). `None` when the text does not parse or print that way (it has an
+/// error, or is a lone instruction): the caller then parses the whole tree, which reports
+/// every error in order.
+pub(crate) fn format_streaming(source: &str, range: std::ops::Range<usize>) -> Option<String> {
+    let mut sink = StreamingPrinter {
+        printer: Printer {
+            out: String::with_capacity(range.len() + range.len() / 8),
+            errors: Vec::new(),
+        },
+        open: false,
+        tables_printed: false,
+        tables_closed: false,
+        last_start: None,
+        restarted: false,
+    };
+    let module = crate::syntax::parse_module_into(source, range, &mut sink).ok()?;
+    let complete = module.instruction.is_none()
+        && module.header.is_none()
+        && module.tables.is_empty()
+        && module.computations.is_empty();
+    if !complete || sink.restarted || sink.open {
+        return None;
+    }
+    sink.close_tables();
+    sink.printer.finish().ok()
+}
+
+/// The [`ast::Sink`] of [`format_streaming`]: prints the header and tables as they come, and
+/// each instruction line as it is read, then drops it (a computation's tree is several times
+/// its text, and one computation can be a quarter of a module).
+struct StreamingPrinter {
+    printer: Printer,
+    /// Inside a computation, whose instructions are printed as they come.
+    open: bool,
+    tables_printed: bool,
+    tables_closed: bool,
+    last_start: Option<usize>,
+    /// The parser read the text again (its fast attempt failed): what was printed is void.
+    restarted: bool,
+}
+
+impl StreamingPrinter {
+    /// The blank line after the last table, printed before the first computation.
+    fn close_tables(&mut self) {
+        if self.tables_printed && !self.tables_closed {
+            self.printer.out.push('\n');
+        }
+        self.tables_closed = true;
+    }
+}
+
+impl<'s> ast::Sink<'s> for StreamingPrinter {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        if !self.printer.out.is_empty() {
+            self.restarted = true;
+        }
+        self.printer.header(&header);
+        None
+    }
+
+    fn table(&mut self, table: ast::Table<'s>) -> Option<ast::Table<'s>> {
+        if self.tables_closed {
+            self.restarted = true;
+        }
+        self.printer.tables(std::slice::from_ref(&table));
+        // `tables` ends the list with a blank line; it comes once, after the last table.
+        self.printer.out.pop();
+        self.tables_printed = true;
+        None
+    }
+
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        if self.open || self.last_start.is_some_and(|last| head.start <= last) {
+            self.restarted = true;
+        }
+        self.last_start = Some(head.start);
+        self.close_tables();
+        self.open = true;
+        self.printer
+            .computation_head(head.entry, &head.name, &head.signature);
+    }
+
+    fn instruction(&mut self, instruction: Instruction<'s>) {
+        if self.open {
+            self.printer.body(std::slice::from_ref(&instruction), 2);
+        }
+    }
+
+    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, _end: usize) {
+        if self.open {
+            self.printer.computation_end(&attributes);
+            self.printer.out.push_str("\n\n");
+            self.open = false;
+        }
+    }
+}
+
 /// The canonical text of an attribute's value (what `fmt` prints after `name=`), for an
 /// instruction indented by `indent` spaces (inline bodies are indented from there).
 pub(crate) fn attribute_value_text(
@@ -382,14 +482,7 @@ impl Printer {
 
     fn module(&mut self, module: &Module<'_>) {
         if let Some(header) = &module.header {
-            self.out.push_str("HloModule ");
-            self.out.push_str(header.name.text);
-            let rank = |a: &Attribute<'_>| HEADER_ORDER.iter().position(|n| *n == a.name.text);
-            for attribute in in_print_order(&header.attributes, rank) {
-                self.out.push_str(", ");
-                self.attribute(attribute, 0);
-            }
-            self.out.push_str("\n\n");
+            self.header(header);
         }
         self.tables(&module.tables);
         for computation in &module.computations {
@@ -402,6 +495,17 @@ impl Printer {
         }
     }
 
+    fn header(&mut self, header: &ast::Header<'_>) {
+        self.out.push_str("HloModule ");
+        self.out.push_str(header.name.text);
+        let rank = |a: &Attribute<'_>| HEADER_ORDER.iter().position(|n| *n == a.name.text);
+        for attribute in in_print_order(&header.attributes, rank) {
+            self.out.push_str(", ");
+            self.attribute(attribute, 0);
+        }
+        self.out.push_str("\n\n");
+    }
+
     fn name(&mut self, name: &Name<'_>) {
         if name.percent {
             self.out.push('%');
@@ -410,11 +514,23 @@ impl Printer {
     }
 
     fn computation(&mut self, computation: &Computation<'_>) {
-        if computation.entry {
+        self.computation_head(computation.entry, &computation.name, &computation.signature);
+        self.body(&computation.instructions, 2);
+        self.computation_end(&computation.attributes);
+    }
+
+    /// `ENTRY name (p: f32[]) -> f32[] {` and its line break.
+    fn computation_head(
+        &mut self,
+        entry: bool,
+        name: &Name<'_>,
+        signature: &Option<Box<ast::Signature<'_>>>,
+    ) {
+        if entry {
             self.out.push_str("ENTRY ");
         }
-        self.name(&computation.name);
-        if let Some(signature) = &computation.signature {
+        self.name(name);
+        if let Some(signature) = signature {
             self.out.push_str(" (");
             for (i, (name, shape)) in signature.parameters.iter().enumerate() {
                 if i > 0 {
@@ -428,9 +544,12 @@ impl Printer {
             self.shape(&signature.result, false);
         }
         self.out.push_str(" {\n");
-        self.body(&computation.instructions, 2);
+    }
+
+    /// The closing brace and the attributes after it.
+    fn computation_end(&mut self, attributes: &[Attribute<'_>]) {
         self.out.push('}');
-        for attribute in &computation.attributes {
+        for attribute in attributes {
             self.out.push_str(", ");
             self.attribute(attribute, 0);
         }

@@ -742,3 +742,47 @@ fn an_attribute_takes_one_value() {
                    custom_call_target=\"f\", literal=f32[] 0.1\n}\n";
     assert!(hlo_layout::parse_module(written).is_ok());
 }
+
+/// `format_module` prints each instruction as the parser reads it (the tree of one line is
+/// held, not the module's); it gives exactly what printing the whole tree gives, on every
+/// corpus module and on every input of the tests (issue 32).
+#[test]
+fn streaming_fmt_prints_what_the_whole_tree_prints() {
+    let inputs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs");
+    let mut files = Vec::new();
+    for folder in [
+        "fmt",
+        "assign",
+        "check",
+        "passes",
+        "examples",
+        "jax-programs",
+    ] {
+        files.extend(common::files(&inputs.join(folder), "hlo"));
+    }
+    let mut corpus = false;
+    for folder in ["jax", "large", "xla-tests", "xla-parser-tests", "tpu-real"] {
+        if let Some(dir) = common::corpus_dir(folder) {
+            files.extend(common::files(&dir, "hlo"));
+            corpus = true;
+        }
+    }
+    let mut compared = 0;
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(tree) = hlo_layout::syntax::parse_module(&text) else {
+            continue;
+        };
+        let Ok(whole) = hlo_layout::print::print_module(&tree) else {
+            continue;
+        };
+        let streamed = hlo_layout::format_module(&text)
+            .unwrap_or_else(|_| panic!("{} prints whole but not streamed", path.display()));
+        assert_eq!(streamed, whole, "{}", path.display());
+        compared += 1;
+    }
+    let expected = if corpus { 400 } else { 40 };
+    assert!(compared >= expected, "only {compared} modules compared");
+}

@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Outcome {
         Header::Comment,
         |file, text| {
             let parts = super::module_ranges(text, args.split_input_file);
-            let mut out = String::with_capacity(text.len() + text.len() / 8);
+            let mut out = String::new();
             let mut modules = Vec::new();
             let mut errors = Vec::new();
             for (i, range) in parts.into_iter().enumerate() {
@@ -40,6 +40,12 @@ pub fn run(args: Args) -> Outcome {
                     Ok(module) => {
                         if i > 0 {
                             out.push_str("// -----\n\n");
+                        }
+                        // One module's text, the size of its input, is moved rather than
+                        // copied.
+                        if out.is_empty() && !json_wanted {
+                            out = module;
+                            continue;
                         }
                         out.push_str(&module);
                         // The JSON view needs the IR; a module that prints but does not lower
