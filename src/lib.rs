@@ -42,7 +42,7 @@
 //!   agrees with parsing and verifying the whole module (`tests/verify_corpus.rs` compares
 //!   the two over the corpus, the mutation tests over broken inputs, the `verify` fuzz target
 //!   over generated ones). It tells a caller where the text read ends, so that one whose
-//!   text is a file mapping (the CLI) can give those pages back.
+//!   text is a file mapping can give those pages back.
 //!
 //! # Limits
 //!
@@ -93,7 +93,7 @@
 //! assert_eq!(memory.bytes(), 96);
 //! ```
 
-// The library needs no unsafe code; only the command (`src/main.rs`, `cli`) maps files.
+// The library needs no unsafe code; only the command's allocator (`cli/allocator.rs`) has some.
 #![forbid(unsafe_code)]
 
 pub mod analysis;

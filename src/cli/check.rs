@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{diagnostics, plural, run_inputs, FileOutput, Header, Outcome, OutputArgs, Reading};
+use super::{diagnostics, plural, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -24,21 +24,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> Outcome {
     super::allocator::purge_freed_memory_at_once();
-    run_inputs(
+    run_files(
         "check",
         &args.files,
         &args.output,
         Header::None,
-        // The check reads a module once, front to back, and gives back the pages it has read.
-        Reading::Mapped,
-        |file, input| {
-            let text = input.text();
+        |file, text| {
             let parts = super::module_ranges(text, args.split_input_file);
             let modules = parts.len();
-            let release = |offset: usize| input.release_before(offset);
             let errors: Vec<hlo_layout::Error> = parts
                 .into_iter()
-                .filter_map(|range| check_module(text, range, &release).err())
+                .filter_map(|range| check_module(text, range).err())
                 .flatten()
                 .collect();
             let mut json = Map::new();
@@ -59,13 +55,8 @@ pub fn run(args: Args) -> Outcome {
     )
 }
 
-/// Parses, lowers and verifies one module: syntax errors first, then meaning. `release` is
-/// told when the text before an offset has been read.
-fn check_module(
-    text: &str,
-    range: std::ops::Range<usize>,
-    release: &(dyn Fn(usize) + Sync),
-) -> Result<(), Vec<hlo_layout::Error>> {
+/// Parses, lowers and verifies one module: syntax errors first, then meaning.
+fn check_module(text: &str, range: std::ops::Range<usize>) -> Result<(), Vec<hlo_layout::Error>> {
     let options = hlo_layout::verify::VerifyOptions::default();
-    hlo_layout::check::check_module_range_releasing(text, range, &options, release)
+    hlo_layout::check::check_module_range(text, range, &options)
 }

@@ -23,8 +23,6 @@ mod opt;
 mod passes;
 mod stats;
 
-pub use input::{Input, Reading};
-
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -505,25 +503,6 @@ pub fn run_files(
     header: Header,
     mut each: impl FnMut(&str, &str) -> FileOutput,
 ) -> Outcome {
-    run_inputs(
-        command,
-        files,
-        output,
-        header,
-        Reading::Whole,
-        |file, input| each(file, input.text()),
-    )
-}
-
-/// [`run_files`], with each file read as `reading` asks and handed over as an [`Input`].
-pub fn run_inputs(
-    command: &str,
-    files: &[String],
-    output: &OutputArgs,
-    header: Header,
-    reading: Reading,
-    mut each: impl FnMut(&str, &Input) -> FileOutput,
-) -> Outcome {
     let several = files.len() > 1;
     let mut progress = Progress::new(files.len());
     let mut text = String::new();
@@ -533,7 +512,7 @@ pub fn run_inputs(
     let mut any_text = false;
     for file in files {
         progress.start(file);
-        let result = match input::open(file, reading) {
+        let result = match input::read(file) {
             Ok(source) => each(file, &source),
             Err(diag) => FileOutput::failure(vec![diag]),
         };
