@@ -5,9 +5,10 @@
 //!
 //! Environment: `HLO_SCALING_SOURCE` (default the corpus transformer `*.opt.hlo`),
 //! `HLO_SCALES` (default `1,2,4,8`), `HLO_BENCH_REPEATS` (default 3, best kept),
-//! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`; `command` adds the whole
-//! `hlo-layout assign FILE -o OUT` run as a user runs it, with its peak RSS where GNU time is
-//! at `/usr/bin/time`). The replicated modules are
+//! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`; `command` adds whole runs of
+//! `hlo-layout COMMAND FILE -o OUT` as a user runs them, for the commands of
+//! `HLO_SCALING_COMMANDS`, default `assign,fmt,opt,check,stats`, each with its peak RSS where
+//! GNU time is at `/usr/bin/time`). The replicated modules are
 //! written to `target/scaling/` and reused. `HLO_SCALING_FILES=a.hlo:b.hlo` times those files
 //! as they are instead (what `benches/compare.py` uses).
 
@@ -164,22 +165,37 @@ fn main() {
             );
         }
         if wants("command") {
-            let output = dir.join("assign_command_out.hlo");
-            let mut fastest = (f64::INFINITY, None);
-            for _ in 0..repeats() {
-                let (seconds, peak_rss) = assign_command(&path, &output);
-                if seconds < fastest.0 {
-                    fastest = (seconds, peak_rss);
+            let output = dir.join("command_out.hlo");
+            for name in commands() {
+                let mut fastest = (f64::INFINITY, None);
+                for _ in 0..repeats() {
+                    let (seconds, peak_rss) = run_command(&name, &path, &output);
+                    if seconds < fastest.0 {
+                        fastest = (seconds, peak_rss);
+                    }
                 }
+                // A handful of names for the life of the bench.
+                let stage: &'static str = Box::leak(format!("{name} cmd").into_boxed_str());
+                row(stage, fastest.0, fastest.1);
             }
-            row("assign cmd", fastest.0, fastest.1);
         }
     }
 }
 
-/// Runs `hlo-layout assign PATH -o OUTPUT` as a user would, under GNU time when it is there:
-/// the wall time, and the peak RSS GNU time reports.
-fn assign_command(path: &Path, output: &Path) -> (f64, Option<u64>) {
+/// The commands the `command` stage runs, from `HLO_SCALING_COMMANDS` (default
+/// `assign,fmt,opt,check,stats`).
+fn commands() -> Vec<String> {
+    std::env::var("HLO_SCALING_COMMANDS")
+        .unwrap_or_else(|_| "assign,fmt,opt,check,stats".to_string())
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `hlo-layout NAME PATH -o OUTPUT` as a user would (`opt` with the passes
+/// `dce,simplify-layout-ops`), under GNU time when it is there: the wall time, and the peak
+/// RSS GNU time reports.
+fn run_command(name: &str, path: &Path, output: &Path) -> (f64, Option<u64>) {
     // Cargo tells a benchmark where the command is, not an example (`scaling_bench`): that
     // finds it beside its own folder, where `cargo build --release` puts it.
     let binary = match option_env!("CARGO_BIN_EXE_hlo-layout") {
@@ -198,11 +214,14 @@ fn assign_command(path: &Path, output: &Path) -> (f64, Option<u64>) {
     } else {
         Command::new(&binary)
     };
-    command.arg("assign").arg(path).arg("-o").arg(output);
+    command.arg(name).arg(path).arg("-o").arg(output);
+    if name == "opt" {
+        command.args(["--passes", "dce,simplify-layout-ops"]);
+    }
     let start = Instant::now();
     let finished = command.output().expect("hlo-layout runs");
     let seconds = start.elapsed().as_secs_f64();
-    assert!(finished.status.success(), "hlo-layout assign failed");
+    assert!(finished.status.success(), "hlo-layout {name} failed");
     let peak_kb = String::from_utf8_lossy(&finished.stderr)
         .lines()
         .last()
