@@ -26,7 +26,7 @@ use crate::lower::read_ahead;
 use crate::lower::tables;
 use crate::lower::ModuleLowering;
 use crate::syntax::ast;
-use crate::verify::{self, Signature, VerifyOptions};
+use crate::verify::{self, Found, Signature, VerifyOptions};
 use crate::Error;
 
 /// Parses, lowers and verifies `text[range]`; every error is returned, in the order
@@ -56,33 +56,39 @@ pub fn check_module_range_releasing(
     }
     let module = crate::parse_module_range(text, range.clone())?;
     verify::verify(&module, options).map_err(|errors| {
-        errors
+        let mut errors: Vec<verify::VerifyError> = errors
             .into_iter()
-            .map(|error| Error::from(at_the_attribute(text, range.clone(), error)))
-            .collect()
+            .map(|error| at_xlas_point(text, range.clone(), error))
+            .collect();
+        // An error XLA finds after an instruction now points past it; the order stays the
+        // text's (stable: errors at one place keep the order found).
+        errors.sort_by_key(|error| error.span.start);
+        errors.into_iter().map(Error::from).collect()
     })
 }
 
-/// A verifier's error about an attribute, pointed at the attribute's name, where XLA's
-/// parser points: the instruction's text is read again for the attribute's span. Left as
-/// it is when that text does not read alone. An error about the module's header (it names
-/// no instruction) points at the header's attribute.
-fn at_the_attribute(
+/// A verifier's error pointed where XLA's parser finds it ([`verify::Found`]): the
+/// instruction's text is read again for the spans. Where that is not the fault itself but
+/// the token after it, the fault stays as a second label. Left as it is when that text does
+/// not read alone. An error about the module's header (it names no instruction) points at
+/// the header's attribute.
+fn at_xlas_point(
     text: &str,
     range: std::ops::Range<usize>,
     mut error: verify::VerifyError,
 ) -> verify::VerifyError {
-    let Some(name) = &error.attribute else {
-        return error;
-    };
-    if error.instruction.is_empty() {
-        let mut header = HeaderAttribute { name, span: None };
-        // The text parsed before; only the header is wanted of it now.
-        let _ = crate::syntax::parse_module_into(text, range, &mut header);
-        if let Some(span) = header.span {
-            error.span = span;
+    match &error.found {
+        Found::Instruction => return error,
+        Found::Attribute(name) if error.instruction.is_empty() => {
+            let mut header = HeaderAttribute { name, span: None };
+            // The text parsed before; only the header is wanted of it now.
+            let _ = crate::syntax::parse_module_into(text, range, &mut header);
+            if let Some(span) = header.span {
+                error.span = span;
+            }
+            return error;
         }
-        return error;
+        _ => {}
     }
     let span = error.span;
     if span.is_empty() || text.get(span.range()).is_none() {
@@ -91,15 +97,107 @@ fn at_the_attribute(
     let Ok(tree) = crate::syntax::parse_module_range(text, span.range()) else {
         return error;
     };
-    let found = tree
-        .instruction
-        .iter()
-        .flat_map(|instruction| &instruction.attributes)
-        .find(|attribute| attribute.name.text == name.as_str());
-    if let Some(attribute) = found {
-        error.span = attribute.name.span;
+    let Some(instruction) = &tree.instruction else {
+        return error;
+    };
+    if let Some((point, label, detail)) = xlas_point(text, instruction, &error.found) {
+        error.span = point;
+        error.label = label;
+        if let Some((detail, detail_label)) = detail {
+            error.detail = Some(detail);
+            error.detail_label = detail_label;
+        }
     }
     error
+}
+
+/// Where XLA's parser stands when it finds what `found` says in `instruction`, with the
+/// primary label's text, and the fault and its label when that is elsewhere.
+type Point = (ast::Span, &'static str, Option<(ast::Span, &'static str)>);
+
+fn xlas_point(text: &str, instruction: &ast::Instruction<'_>, found: &Found) -> Option<Point> {
+    let whole = Some((instruction.span, "in this instruction"));
+    let operand = |n: usize| instruction.operands.get(n).map(ast::Operand::span);
+    Some(match found {
+        Found::Instruction => return None,
+        Found::Attribute(name) => {
+            let attribute = instruction
+                .attributes
+                .iter()
+                .find(|attribute| attribute.name.text == name.as_str())?;
+            (attribute.name.span, "here", None)
+        }
+        Found::AfterInstruction => (
+            crate::syntax::token_after(text, instruction.span.end),
+            "found once the instruction is read",
+            whole,
+        ),
+        Found::OperandList => (
+            crate::syntax::token_after(text, instruction.opcode.span.end),
+            "operands counted from here",
+            None,
+        ),
+        Found::AfterOperands => {
+            // The `)` after the last operand, or after the `(` when there is none.
+            let open = crate::syntax::token_after(text, instruction.opcode.span.end);
+            let last = instruction
+                .operands
+                .last()
+                .map_or(open.end, |o| o.span().end);
+            let close = crate::syntax::token_after(text, last);
+            (
+                crate::syntax::token_after(text, close.end),
+                "found once the operands are read",
+                whole,
+            )
+        }
+        Found::Operand(n) => (operand(*n)?, "this operand", None),
+        Found::AfterParameterNumber => {
+            let number = operand(0)?;
+            (
+                crate::syntax::token_after(text, number.end),
+                "found once the number is read",
+                Some((number, "this parameter number")),
+            )
+        }
+        Found::AfterShape => {
+            let shape = instruction.shape.as_ref()?.span();
+            (
+                crate::syntax::token_after(text, shape.end),
+                "found once the shape is read",
+                Some((shape, "this shape")),
+            )
+        }
+        Found::AfterName { attribute, name } => {
+            let attribute = instruction
+                .attributes
+                .iter()
+                .find(|a| a.name.text == *attribute)?;
+            let word = words(&attribute.value)
+                .find(|word| word.text.trim_start_matches('%') == name.as_str())?;
+            (
+                crate::syntax::token_after(text, word.span.end),
+                "found once the name is read",
+                Some((word.span, "this name")),
+            )
+        }
+    })
+}
+
+/// Every word of an attribute value, in text order.
+fn words<'t, 's>(terms: &'t [ast::Term<'s>]) -> Box<dyn Iterator<Item = &'t ast::Word<'s>> + 't> {
+    Box::new(
+        terms
+            .iter()
+            .flat_map(|term| -> Box<dyn Iterator<Item = &'t ast::Word<'s>> + 't> {
+                match term {
+                    ast::Term::Word(word, _) => Box::new(std::iter::once(word)),
+                    ast::Term::Attr { value, .. } => words(std::slice::from_ref(&**value)),
+                    ast::Term::List(list) => words(&list.terms),
+                    ast::Term::Body(..) | ast::Term::Separator(_) => Box::new(std::iter::empty()),
+                }
+            }),
+    )
 }
 
 /// The sink that finds where a header attribute's name is, and keeps nothing else.

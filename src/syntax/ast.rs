@@ -332,6 +332,25 @@ pub enum Operand<'s> {
     Literal(Term<'s>),
 }
 
+impl Operand<'_> {
+    /// The operand's text, from its shape when that is written.
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Ref {
+                shape,
+                name,
+                indices,
+            } => Span::new(
+                shape.as_ref().map_or(name.span.start, |s| s.span().start),
+                indices.last().map_or(name.span.end, |index| index.span.end),
+            ),
+            Operand::Nested { span, .. } => *span,
+            Operand::Shape(shape) => shape.span(),
+            Operand::Literal(term) => term.span(),
+        }
+    }
+}
+
 /// `name=value`. The value is a sequence of terms because some attribute values are written
 /// as several juxtaposed pieces: `replica_groups=[2,4]<=[8]`, `literal=s32[2]{0} {1, 2}`.
 #[derive(Clone, Debug, PartialEq, Eq)]

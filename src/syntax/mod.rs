@@ -568,6 +568,19 @@ fn keep_first_per_line(source: &str, errors: Vec<SyntaxError>) -> Vec<SyntaxErro
     kept
 }
 
+/// The first character of the token after `offset` (whitespace and comments skipped), or
+/// the empty span at the end of the text: where XLA's parser stands once it has read the
+/// text before `offset`, and so where it reports what it checks there.
+pub fn token_after(source: &str, offset: usize) -> ast::Span {
+    let rest = source.get(offset..).unwrap_or("");
+    let start = offset + (rest.len() - lexer::skip_trivia(rest).len());
+    let width = source
+        .get(start..)
+        .and_then(|t| t.chars().next())
+        .map_or(0, char::len_utf8);
+    ast::Span::new(start, start + width)
+}
+
 /// Splits text at `// -----` lines, as XLA's `--split-input-file` does. Returns the byte
 /// range of each part; a part holding only whitespace and comments is left out.
 pub fn split_modules(source: &str) -> Vec<std::ops::Range<usize>> {

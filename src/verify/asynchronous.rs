@@ -11,7 +11,7 @@ use crate::ir::shape::Shape;
 
 use super::attributes::{async_sugar, AsyncPart};
 use super::shapes::{compatible, strip_layouts};
-use super::{Indexed, VerifyError};
+use super::{Found, Indexed, Problems, VerifyError};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
 fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {
@@ -93,18 +93,18 @@ fn chain_thread(computation: &Computation, mut id: InstrId) -> &str {
 }
 
 /// Every problem with one instruction of an async chain.
-pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Vec<String> {
+pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Problems {
     let instruction = computation.instruction(id);
     let Some((part, _)) = part(instruction) else {
-        return Vec::new();
+        return Problems::default();
     };
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
     let operands = computation.operands(id);
     if part != AsyncPart::Done && !has_async_form(&instruction.shape) {
-        errors.push(format!(
-            "{FORM}, found {}",
-            strip_layouts(&instruction.shape)
-        ));
+        errors.push_at(
+            Found::AfterOperands,
+            format!("{FORM}, found {}", strip_layouts(&instruction.shape)),
+        );
     }
     if part == AsyncPart::Start {
         if let (Shape::Tuple(elements), Opcode::AsyncStart) =
@@ -129,11 +129,14 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
         return errors;
     }
     let Some(&operand) = operands.first() else {
-        errors.push(format!(
-            "No operand found for AsyncUpdate and AsyncDone: `{}` needs the async op it \
+        errors.push_at(
+            Found::AfterInstruction,
+            format!(
+                "No operand found for AsyncUpdate and AsyncDone: `{}` needs the async op it \
              continues",
-            instruction.opcode
-        ));
+                instruction.opcode
+            ),
+        );
         return errors;
     };
     let previous = computation.instruction(operand);
@@ -141,11 +144,14 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
         part_of(previous),
         Some(AsyncPart::Start | AsyncPart::Update)
     ) {
-        errors.push(format!(
-            "AsyncUpdate and AsyncDone expect an asynchronous operation as their first \
+        errors.push_at(
+            Found::AfterInstruction,
+            format!(
+                "AsyncUpdate and AsyncDone expect an asynchronous operation as their first \
              operand, found `{}` ({})",
-            previous.name, previous.opcode
-        ));
+                previous.name, previous.opcode
+            ),
+        );
         return errors;
     }
     if let (Some(expected), Some(found)) = (
@@ -153,24 +159,27 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
         wrapped_op(module, instruction),
     ) {
         if expected != found {
-            errors.push(format!(
-                "Expect async wrapped opcode to be {expected}, but got {found}"
-            ));
+            errors.push_at(
+                Found::AfterInstruction,
+                format!("Expect async wrapped opcode to be {expected}, but got {found}"),
+            );
         }
     }
     if let (Some(expected), Some(found)) = (chain_calls(computation, operand), calls(instruction)) {
         if expected != found {
-            errors.push(format!(
-                "Expect async_wrapped_computation to be {expected}, but got {found}"
-            ));
+            errors.push_at(
+                Found::AfterInstruction,
+                format!("Expect async_wrapped_computation to be {expected}, but got {found}"),
+            );
         }
     }
     if let Some(found) = thread(instruction) {
         let expected = chain_thread(computation, operand);
         if expected != found {
-            errors.push(format!(
-                "Expect async_execution_thread to be {expected}, but got {found}"
-            ));
+            errors.push_at(
+                Found::AfterInstruction,
+                format!("Expect async_execution_thread to be {expected}, but got {found}"),
+            );
         }
     }
     match part {
@@ -178,11 +187,14 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Ve
             if has_async_form(&instruction.shape)
                 && !compatible(&previous.shape, &instruction.shape)
             {
-                errors.push(format!(
-                    "async-update has shape {} but its operand has {}",
-                    strip_layouts(&instruction.shape),
-                    strip_layouts(&previous.shape)
-                ));
+                errors.push_at(
+                    Found::AfterOperands,
+                    format!(
+                        "async-update has shape {} but its operand has {}",
+                        strip_layouts(&instruction.shape),
+                        strip_layouts(&previous.shape)
+                    ),
+                );
             }
         }
         AsyncPart::Done => {

@@ -8,7 +8,7 @@ use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 
 use super::shapes::{compatible, strip_layouts};
-use super::{Callee, Indexed};
+use super::{Callee, Found, Indexed, Problems};
 
 fn pred_scalar() -> Shape {
     Shape::Array(crate::ir::ArrayShape::new(PrimitiveType::Pred, &[]))
@@ -20,9 +20,9 @@ pub fn check(
     computation: &Computation,
     id: InstrId,
     operands: &[&Shape],
-) -> Vec<String> {
+) -> Problems {
     let instruction = computation.instruction(id);
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
     let called = |name: &str| called_by(module, instruction, name);
     match instruction.opcode {
         Opcode::Call | Opcode::Fusion => {
@@ -45,7 +45,7 @@ pub fn check(
         }
         Opcode::While => {
             let (Some(condition), Some(body)) = (called("condition"), called("body")) else {
-                errors.push("`while` requires the attributes `condition` and `body`".into());
+                errors.push("`while` requires the attributes `condition` and `body`");
                 return errors;
             };
             let condition = module.callee(condition);
@@ -96,7 +96,7 @@ fn called_list(
         .collect()
 }
 
-fn arguments(callee: &Callee<'_>, operands: &[&Shape], errors: &mut Vec<String>) {
+fn arguments(callee: &Callee<'_>, operands: &[&Shape], errors: &mut Problems) {
     let parameters = &callee.parameters;
     if parameters.len() != operands.len() {
         errors.push(format!(
@@ -119,7 +119,7 @@ fn arguments(callee: &Callee<'_>, operands: &[&Shape], errors: &mut Vec<String>)
     }
 }
 
-fn result(callee: &Callee<'_>, expected: &Shape, errors: &mut Vec<String>) {
+fn result(callee: &Callee<'_>, expected: &Shape, errors: &mut Problems) {
     if let Some((_, root)) = callee.root {
         if !compatible(root, expected) {
             errors.push(format!(
@@ -136,7 +136,7 @@ fn conditional(
     module: &Indexed<'_>,
     instruction: &Instruction,
     operands: &[&Shape],
-    errors: &mut Vec<String>,
+    errors: &mut Problems,
 ) {
     let Some(selector) = operands.first() else {
         return;
@@ -147,10 +147,13 @@ fn conditional(
     };
     let branches = match selector_type {
         None => {
-            errors.push(format!(
-                "The first operand must be a scalar of PRED or S32, found {}",
-                strip_layouts(selector)
-            ));
+            errors.push_at(
+                Found::AfterOperands,
+                format!(
+                    "The first operand must be a scalar of PRED or S32, found {}",
+                    strip_layouts(selector)
+                ),
+            );
             return;
         }
         Some(PrimitiveType::Pred) => {
@@ -167,8 +170,7 @@ fn conditional(
                 _ => {
                     errors.push(
                         "a conditional on a pred requires `true_computation` and \
-                         `false_computation`"
-                            .into(),
+                         `false_computation`",
                     );
                     return;
                 }
@@ -177,16 +179,19 @@ fn conditional(
         Some(PrimitiveType::S32) => {
             let branches = called_list(module, instruction, "branch_computations");
             if branches.is_empty() {
-                errors.push("a conditional on an s32 index requires `branch_computations`".into());
+                errors.push("a conditional on an s32 index requires `branch_computations`");
                 return;
             }
             branches
         }
         Some(other) => {
-            errors.push(format!(
-                "The first operand must be a scalar of PRED or S32, found {}",
-                other.name()
-            ));
+            errors.push_at(
+                Found::AfterOperands,
+                format!(
+                    "The first operand must be a scalar of PRED or S32, found {}",
+                    other.name()
+                ),
+            );
             return;
         }
     };
@@ -212,7 +217,7 @@ fn reducer_arity(
     module: &Indexed<'_>,
     instruction: &Instruction,
     operand_count: usize,
-    errors: &mut Vec<String>,
+    errors: &mut Problems,
 ) {
     let expected = match instruction.opcode {
         // N inputs and N init values: the reducer takes 2N scalars.

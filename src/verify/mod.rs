@@ -57,11 +57,104 @@ pub struct VerifyError {
     pub message: String,
     pub computation: String,
     pub instruction: String,
-    #[label("here")]
+    #[label(primary, "{label}")]
     pub span: Span,
-    /// The attribute the error is about, when it is one: a caller that has the text
-    /// (`crate::check`) points the span at its name, where XLA's parser points.
-    pub attribute: Option<String>,
+    /// What the primary label says: "here", or where XLA's parser stood (see [`Found`]).
+    pub label: &'static str,
+    /// The text at fault, when the primary label is where XLA's parser stood instead.
+    #[label("{detail_label}")]
+    pub detail: Option<Span>,
+    pub detail_label: &'static str,
+    /// Where XLA's parser finds the problem: a caller that has the text (`crate::check`)
+    /// points the primary label there.
+    pub found: Found,
+}
+
+/// Where in an instruction's text XLA's parser stands when it reports a problem. The
+/// verifier knows only the instruction's span; [`crate::check`] reads the instruction's
+/// text again to point there, and keeps the instruction as a second label when XLA's point
+/// is not the fault itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Found {
+    /// Nowhere more precise than the instruction: the verifier's own rules.
+    #[default]
+    Instruction,
+    /// The name of the attribute named, or of the header's attribute for a header error.
+    Attribute(String),
+    /// The token after the instruction: XLA checks this once it has read the attributes.
+    AfterInstruction,
+    /// The `(` that opens the operands: XLA counts them as it reads them.
+    OperandList,
+    /// The token after the operands' `)`: XLA checks this before it reads the attributes.
+    AfterOperands,
+    /// Operand `n`, from its shape when that is written: XLA reports where the operand
+    /// starts that it cannot read.
+    Operand(usize),
+    /// The token after a parameter's number (the `)`).
+    AfterParameterNumber,
+    /// The token after the result shape (the opcode): XLA checks a layout as it reads it.
+    AfterShape,
+    /// The token after `name` in the list value of attribute `attribute`.
+    AfterName {
+        attribute: &'static str,
+        name: String,
+    },
+}
+
+/// One problem a check found, and where XLA's parser finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub message: String,
+    pub found: Found,
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Problem {
+        Problem {
+            message,
+            found: Found::Instruction,
+        }
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(message: &str) -> Problem {
+        Problem::from(message.to_string())
+    }
+}
+
+/// The problems of one instruction, in the order found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Problems(Vec<Problem>);
+
+impl Problems {
+    pub fn push(&mut self, problem: impl Into<Problem>) {
+        self.0.push(problem.into());
+    }
+
+    /// A problem that XLA's parser reports at `found`.
+    pub fn push_at(&mut self, found: Found, message: impl Into<String>) {
+        self.0.push(Problem {
+            message: message.into(),
+            found,
+        });
+    }
+
+    pub fn extend<P: Into<Problem>>(&mut self, problems: impl IntoIterator<Item = P>) {
+        self.0.extend(problems.into_iter().map(Into::into));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl IntoIterator for Problems {
+    type Item = Problem;
+    type IntoIter = std::vec::IntoIter<Problem>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
 }
 
 /// Where a verifier's error is: an instruction of a computation, or a computation itself
@@ -88,13 +181,21 @@ impl VerifyError {
             computation: computation.name.clone(),
             instruction,
             span,
-            attribute: None,
+            label: "here",
+            detail: None,
+            detail_label: "",
+            found: Found::Instruction,
         }
     }
 
     /// The error, about attribute `name`.
-    pub fn about_attribute(mut self, name: &str) -> VerifyError {
-        self.attribute = Some(name.to_string());
+    pub fn about_attribute(self, name: &str) -> VerifyError {
+        self.found_at(Found::Attribute(name.to_string()))
+    }
+
+    /// The error, which XLA's parser finds at `found`.
+    pub fn found_at(mut self, found: Found) -> VerifyError {
+        self.found = found;
         self
     }
 }
@@ -520,12 +621,15 @@ fn instruction(
             VerifyError::new(computation, Some(id), message).about_attribute(&attribute.name),
         );
     }
-    let mut push = |message: String| errors.push(VerifyError::new(computation, Some(id), message));
-    for message in semantic::check(computation, id, &operand_ids) {
-        push(message);
+    let mut push = |problem: Problem| {
+        errors
+            .push(VerifyError::new(computation, Some(id), problem.message).found_at(problem.found))
+    };
+    for problem in semantic::check(computation, id, &operand_ids) {
+        push(problem);
     }
-    for message in asynchronous::check(module, computation, id) {
-        push(message);
+    for problem in asynchronous::check(module, computation, id) {
+        push(problem);
     }
     let Some(operands) = shapes::operand_shapes_of(computation, id, &operand_ids) else {
         // A compact tuple-element path that leads nowhere is reported above.
@@ -535,21 +639,21 @@ fn instruction(
         Ok(Some(inferred)) => {
             if !shapes::equals_without_layouts(&inferred, &instruction.shape) {
                 let declared = shapes::strip_layouts(&instruction.shape);
-                push(format!(
+                push(Problem::from(format!(
                     "`{opcode}` has the declared shape {declared} but its operands and attributes \
                      give {inferred}"
-                ));
+                )));
             }
         }
         Ok(None) => {}
-        Err(message) => push(message),
+        Err(message) => push(Problem::from(message)),
     }
-    for message in calls::check(module, computation, id, &operands) {
-        push(message);
+    for problem in calls::check(module, computation, id, &operands) {
+        push(problem);
     }
     if options.layout_sensitive {
         for message in layout::check(opcode, &instruction.shape, &operands) {
-            push(message);
+            push(Problem::from(message));
         }
     }
 }
@@ -560,11 +664,14 @@ fn parameters(computation: &Computation, errors: &mut Vec<VerifyError>) {
     for pair in parameters.windows(2) {
         if let [(a, _), (b, id)] = pair {
             if a == b {
-                errors.push(VerifyError::new(
-                    computation,
-                    Some(*id),
-                    format!("Duplicate parameter number {a}"),
-                ));
+                errors.push(
+                    VerifyError::new(
+                        computation,
+                        Some(*id),
+                        format!("Duplicate parameter number {a}"),
+                    )
+                    .found_at(Found::AfterParameterNumber),
+                );
             }
         }
     }
@@ -711,23 +818,35 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
         || attributes::async_sugar(&instruction.opcode)
             .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
     if continues_async && operand_count == 0 {
-        errors.push(VerifyError::new(
-            computation,
-            Some(id),
-            format!(
-                "No operand found for AsyncUpdate and AsyncDone: `{}` takes the async op \
-                 it continues as its operand",
-                instruction.opcode
-            ),
-        ));
+        errors.push(
+            VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "No operand found for AsyncUpdate and AsyncDone: `{}` takes the async op \
+                     it continues as its operand",
+                    instruction.opcode
+                ),
+            )
+            .found_at(Found::AfterInstruction),
+        );
     } else if !arity.accepts(operand_count) {
-        errors.push(VerifyError::new(
-            computation,
-            Some(id),
-            format!(
-                "`{}` takes {arity}, found {operand_count}",
-                instruction.opcode
-            ),
-        ));
+        // XLA's parser counts a fixed number of operands as it reads them, and checks a
+        // least number once it has read the instruction.
+        let found = match arity {
+            crate::ir::opcode::Arity::Exactly(_) => Found::OperandList,
+            _ => Found::AfterInstruction,
+        };
+        errors.push(
+            VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "`{}` takes {arity}, found {operand_count}",
+                    instruction.opcode
+                ),
+            )
+            .found_at(found),
+        );
     }
 }

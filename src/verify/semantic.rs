@@ -9,6 +9,7 @@ use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
 
 use super::shapes::{compatible, strip_layouts};
+use super::{Found, Problems};
 
 /// Splits `text` at `separator` outside brackets and quotes.
 pub fn split_top_level(text: &str, separator: char) -> Vec<&str> {
@@ -51,9 +52,9 @@ fn unbrace(text: &str) -> &str {
 }
 
 /// Every problem with one instruction's special rules.
-pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Vec<String> {
+pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Problems {
     let instruction = computation.instruction(id);
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
 
     // Compact tuple-element operands `%t#1#0` must walk into tuples.
     for (slot, path) in &instruction.tuple_paths {
@@ -67,20 +68,26 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
                     match usize::try_from(index).ok().and_then(|i| elements.get(i)) {
                         Some(element) => shape = element,
                         None => {
-                            errors.push(format!(
-                                "GTE index {index} out of bounds for the {}-element tuple of \
+                            errors.push_at(
+                                Found::Operand(*slot as usize),
+                                format!(
+                                    "GTE index {index} out of bounds for the {}-element tuple of \
                              operand {slot}",
-                                elements.len()
-                            ));
+                                    elements.len()
+                                ),
+                            );
                             break;
                         }
                     }
                 }
                 _ => {
-                    errors.push(format!(
-                        "GTE operand must be a tuple: operand {slot} has shape {}",
-                        strip_layouts(shape)
-                    ));
+                    errors.push_at(
+                        Found::Operand(*slot as usize),
+                        format!(
+                            "GTE operand must be a tuple: operand {slot} has shape {}",
+                            strip_layouts(shape)
+                        ),
+                    );
                     break;
                 }
             }
@@ -95,9 +102,10 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
                 .iter()
                 .any(|d| d.level != DimLevel::Dense);
             if layout.physical_shape.is_some() && !sparse {
-                errors.push(format!(
-                    "Layout has physical shape, but is not for a sparse array: {leaf}"
-                ));
+                errors.push_at(
+                    Found::AfterShape,
+                    format!("Layout has physical shape, but is not for a sparse array: {leaf}"),
+                );
             }
         }
     }
@@ -108,19 +116,28 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
             if name.is_empty() {
                 continue;
             }
+            // XLA looks each name up as it reads it.
+            let found = Found::AfterName {
+                attribute: "control-predecessors",
+                name: name.to_string(),
+            };
             match computation.find(name) {
-                None => errors.push(format!(
-                    "control predecessor `{name}` is not defined in computation `{}`",
-                    computation.name
-                )),
+                None => errors.push_at(
+                    found,
+                    format!(
+                        "control predecessor `{name}` is not defined in computation `{}`",
+                        computation.name
+                    ),
+                ),
                 // XLA reads the names when it reads the instruction (its message: "instruction
                 // 'b' is not defined"), so a predecessor must come first.
-                Some(predecessor) if !computation.precedes(predecessor, id) => {
-                    errors.push(format!(
+                Some(predecessor) if !computation.precedes(predecessor, id) => errors.push_at(
+                    found,
+                    format!(
                         "control predecessor `{name}` is defined after the instruction it \
                          precedes; XLA reads it only when it comes first"
-                    ))
-                }
+                    ),
+                ),
                 Some(_) => {}
             }
         }
@@ -133,10 +150,13 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
             .count();
         let leaves = leaf_count(&instruction.shape);
         if count != leaves {
-            errors.push(format!(
-                "parameter has {leaves} leaf buffers, but parameter_replication has {count} \
+            errors.push_at(
+                Found::AfterInstruction,
+                format!(
+                    "parameter has {leaves} leaf buffers, but parameter_replication has {count} \
                  elements"
-            ));
+                ),
+            );
         }
     }
 
@@ -176,7 +196,10 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
         Opcode::Parameter => {
             if let crate::ir::module::Payload::Parameter(n) = instruction.payload {
                 if n < 0 {
-                    errors.push(format!("parameter number must be >= 0, found {n}"));
+                    errors.push_at(
+                        Found::AfterParameterNumber,
+                        format!("parameter number must be >= 0, found {n}"),
+                    );
                 }
             }
         }
@@ -184,10 +207,13 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Ve
             let ok = matches!(&*instruction.shape, Shape::Tuple(e) if e.len() == 2
                 && matches!(e.get(1), Some(Shape::Token)));
             if !ok {
-                errors.push(format!(
-                    "infeed must have a non-empty tuple shape (data, token), found {}",
-                    strip_layouts(&instruction.shape)
-                ));
+                errors.push_at(
+                    Found::AfterInstruction,
+                    format!(
+                        "infeed must have a non-empty tuple shape (data, token), found {}",
+                        strip_layouts(&instruction.shape)
+                    ),
+                );
             }
         }
         Opcode::CustomCall => {
@@ -221,18 +247,19 @@ fn leaf_count(shape: &Shape) -> usize {
     }
 }
 
-fn custom_call(computation: &Computation, id: InstrId) -> Vec<String> {
+fn custom_call(computation: &Computation, id: InstrId) -> Problems {
     let instruction = computation.instruction(id);
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
     if let Some(version) = instruction.attribute("api_version") {
         match version.trim() {
             "API_VERSION_ORIGINAL"
             | "API_VERSION_STATUS_RETURNING"
             | "API_VERSION_STATUS_RETURNING_UNIFIED"
             | "API_VERSION_TYPED_FFI" => {}
-            "API_VERSION_UNSPECIFIED" => {
-                errors.push("Invalid API version: API_VERSION_UNSPECIFIED".into())
-            }
+            "API_VERSION_UNSPECIFIED" => errors.push_at(
+                Found::AfterInstruction,
+                "Invalid API version: API_VERSION_UNSPECIFIED",
+            ),
             other => errors.push(format!("Unknown API version: {other}")),
         }
     }
@@ -244,23 +271,27 @@ fn custom_call(computation: &Computation, id: InstrId) -> Vec<String> {
             .collect();
         let operands = computation.operands(id);
         if items.len() != operands.len() {
-            errors.push(format!(
-                "Expected {} operand layout constraints, {} given",
-                operands.len(),
-                items.len()
-            ));
+            errors.push_at(
+                Found::AfterInstruction,
+                format!(
+                    "Expected {} operand layout constraints, {} given",
+                    operands.len(),
+                    items.len()
+                ),
+            );
         } else {
             for (i, (item, &operand)) in items.iter().zip(&operands).enumerate() {
                 let operand_shape = &computation.instruction(operand).shape;
                 match crate::parse_shape(item) {
-                    Ok(constraint) if !compatible(&constraint, operand_shape) => {
-                        errors.push(format!(
+                    Ok(constraint) if !compatible(&constraint, operand_shape) => errors.push_at(
+                        Found::AfterInstruction,
+                        format!(
                             "Operand {i} is not compatible with operand shape: the constraint \
                              is {} but the operand is {}",
                             strip_layouts(&constraint),
                             strip_layouts(operand_shape)
-                        ))
-                    }
+                        ),
+                    ),
                     Ok(_) => {}
                     Err(_) => errors.push(format!(
                         "operand layout constraint {i} `{item}` is not a shape"
