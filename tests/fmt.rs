@@ -474,8 +474,9 @@ fn shape_of(computation: &hlo_layout::ir::Computation, name: &str) -> String {
 /// Found by the fidelity run: XLA reads an instruction's operands when it reads the
 /// instruction, so an operand must be defined above its user ("instruction does not exist"
 /// otherwise). An operand above is checked against its declared shape; one defined below, the
-/// instruction itself, or an unknown name is an error pointing at the use (and at the
-/// definition when there is one); errors come in text order whichever way they were found.
+/// instruction itself, or an unknown name is an error pointing at the use, from its shape
+/// when that is written (and at the definition when there is one); errors come in text order
+/// whichever way they were found.
 #[test]
 fn operands_must_be_defined_above_their_user() {
     let text = "HloModule m\n\nENTRY e {\n  \
@@ -500,7 +501,8 @@ fn operands_must_be_defined_above_their_user() {
     let at = |needle: &str| text.find(needle).unwrap();
     let messages: Vec<&str> = errors.iter().map(|(_, m)| m.as_str()).collect();
     assert_eq!(errors.len(), 4, "{messages:#?}");
-    assert_eq!(errors[0].0, [at("a, later")], "{messages:#?}");
+    // At the operand from its shape, where XLA points.
+    assert_eq!(errors[0].0, [at("f32[3] a")], "{messages:#?}");
     assert!(
         errors[0].1.contains("declared operand shape f32[3]"),
         "{messages:#?}"

@@ -161,6 +161,19 @@ pub enum ModuleError {
         #[label("here")]
         span: Span,
     },
+    /// A rule of XLA's parser that it checks once it has read past the fault, reported at
+    /// the token it then stands at, with the fault as a second label.
+    #[error("{message}")]
+    #[diagnostic(code(hlo::module::invalid))]
+    InvalidAfter {
+        message: String,
+        #[label(primary, "{label}")]
+        span: Span,
+        label: &'static str,
+        #[label("{fault_label}")]
+        fault: Span,
+        fault_label: &'static str,
+    },
     #[error("Unknown opcode: {name}")]
     #[diagnostic(
         code(hlo::module::unknown_opcode),
@@ -1331,6 +1344,9 @@ struct PendingOperand<'s> {
     shape: Option<Arc<Shape>>,
     /// The compact tuple-element path (`%t#1`).
     path: Vec<i64>,
+    /// The operand's text, from its shape when that is written: where XLA reports an
+    /// operand it cannot read.
+    span: Span,
 }
 
 /// An operand by name, with what lowering makes of it before its name is looked up.
@@ -1343,6 +1359,8 @@ pub(crate) struct PreparedOperand<'s> {
     path: Vec<i64>,
     /// Whether the text wrote a path at all.
     indexed: bool,
+    /// The operand's text, from its shape when that is written.
+    span: Span,
 }
 
 impl<'s> PreparedOperand<'s> {
@@ -1362,6 +1380,7 @@ impl<'s> PreparedOperand<'s> {
             shape: shape.as_ref().and_then(|s| memo.shape(s).ok()),
             path: indices.iter().filter_map(|i| i.text.parse().ok()).collect(),
             indexed: !indices.is_empty(),
+            span: operand.span(),
         })
     }
 }
@@ -1555,19 +1574,23 @@ impl<'s> ComputationLowering<'_, 's> {
                         .into(),
                     span: instruction.span,
                 });
+                // The line has had its error: the computation is not empty for want of it.
+                lowering.open.dropped.push(instruction.name.text);
                 continue;
             }
-            if instruction
+            let shape_alone = instruction
                 .operands
                 .iter()
-                .any(|o| matches!(o, ast::Operand::Shape(_)))
-            {
+                .find(|o| matches!(o, ast::Operand::Shape(_)));
+            if let Some(operand) = shape_alone {
+                // XLA reports the operand it cannot read as a name, where it starts.
                 lowering.closed.errors.push(ModuleError::Invalid {
                     message: "expects name: an operand of an in-place computation must name \
                               an instruction"
                         .into(),
-                    span: instruction.span,
+                    span: operand.span(),
                 });
+                lowering.open.dropped.push(instruction.name.text);
                 continue;
             }
             lowering.statement(instruction);
@@ -1595,7 +1618,7 @@ impl<'s> ComputationLowering<'_, 's> {
                         "The declared operand shape {declared} is not compatible \
                          with the shape of the operand instruction {actual}."
                     ),
-                    span: operand.name.span,
+                    span: operand.span,
                 });
             }
         }
@@ -1630,7 +1653,7 @@ impl<'s> ComputationLowering<'_, 's> {
                         .push(ModuleError::OperandBeforeDefinition {
                             name: operand.name.text.to_string(),
                             computation: self.open.head.name.text.to_string(),
-                            span: operand.name.span,
+                            span: operand.span,
                             definition,
                         });
                 }
@@ -1638,7 +1661,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 None => self.closed.errors.push(ModuleError::UnknownOperand {
                     name: operand.name.text.to_string(),
                     computation: self.open.head.name.text.to_string(),
-                    span: operand.name.span,
+                    span: operand.span,
                 }),
             }
         }
@@ -1698,9 +1721,22 @@ impl<'s> ComputationLowering<'_, 's> {
             if let [(a, _), (b, id)] = pair {
                 if a == b {
                     let span = computation.instruction(*id).span;
-                    self.closed.errors.push(ModuleError::Invalid {
-                        message: format!("Duplicate parameter number {a}"),
-                        span,
+                    let message = format!("Duplicate parameter number {a}");
+                    let number = self.memo.source.and_then(|source| {
+                        let tree = crate::syntax::parse_module_range(source, span.range()).ok()?;
+                        let number = tree.instruction?.operands.first()?.span();
+                        Some((crate::syntax::token_after(source, number.end), number))
+                    });
+                    // XLA checks the number once it has read it, at the `)` after it.
+                    self.closed.errors.push(match number {
+                        Some((after, number)) => ModuleError::InvalidAfter {
+                            message,
+                            span: after,
+                            label: "found once the number is read",
+                            fault: number,
+                            fault_label: "this parameter number",
+                        },
+                        None => ModuleError::Invalid { message, span },
                     });
                 }
             }
@@ -1803,7 +1839,11 @@ impl<'s> ComputationLowering<'_, 's> {
         for attribute in &instruction.attributes {
             let calls = calls_computations(attribute.name.text)
                 && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
-            if calls && !takes_a_list(attribute.name.text) && !names_one(&attribute.value) {
+            if calls
+                && !takes_a_list(attribute.name.text)
+                && !names_one(&attribute.value)
+                && !unnamed_body(&attribute.value)
+            {
                 // XLA reads a `{` there as an in-place computation, which needs names.
                 self.closed.errors.push(ModuleError::Invalid {
                     message: format!(
@@ -1907,6 +1947,7 @@ impl<'s> ComputationLowering<'_, 's> {
             shape,
             path,
             indexed,
+            span,
         } = operand;
         let user_instruction = self.open.computation.instruction_mut(user);
         if name.percent != user_instruction.style.operand_percent {
@@ -1921,6 +1962,7 @@ impl<'s> ComputationLowering<'_, 's> {
             name,
             shape,
             path,
+            span,
         };
         // An operand defined above (nearly all are) is connected at once; the rest wait
         // for the end of the computation. An instruction naming itself is read before its
@@ -2139,18 +2181,17 @@ impl<'s> ComputationLowering<'_, 's> {
                     callees.push(Callee::Named(*word, *kind))
                 }
                 // A list holding more than names is an in-place computation written
-                // without instruction names, which XLA's parser rejects.
-                Term::List(list)
-                    if list
-                        .terms
-                        .iter()
-                        .any(|t| matches!(t, Term::List(_) | Term::Attr { .. })) =>
-                {
+                // without instruction names, which XLA's parser rejects where the first
+                // instruction starts, as it expects its name there.
+                Term::List(list) if unnamed_body(std::slice::from_ref(term)) => {
+                    let (first, last) = (list.terms.first(), list.terms.last());
+                    let start = first.map_or(list.span.start, |t| t.span().start);
+                    let end = last.map_or(list.span.end, |t| t.span().end);
                     self.closed.errors.push(ModuleError::Invalid {
                         message: "expects name: an instruction of an in-place computation \
                                   needs `name =`"
                             .into(),
-                        span: list.span,
+                        span: Span::new(start, end),
                     })
                 }
                 Term::List(list) => self.callees(&list.terms, callees),
@@ -2307,6 +2348,15 @@ fn names_one(value: &[Term<'_>]) -> bool {
         value,
         [Term::Word(_, WordKind::Name | WordKind::Ident) | Term::Body(..)]
     )
+}
+
+/// Whether an attribute value is a list holding more than names: an in-place computation
+/// written without instruction names.
+fn unnamed_body(value: &[Term<'_>]) -> bool {
+    matches!(value, [Term::List(list)] if list
+        .terms
+        .iter()
+        .any(|t| matches!(t, Term::List(_) | Term::Attr { .. })))
 }
 
 /// Whether an attribute value writes a computation in place, alone or in a list.
