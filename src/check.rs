@@ -51,6 +51,9 @@ pub fn check_module_range_releasing(
     options: &VerifyOptions,
     release: &(dyn Fn(usize) + Sync),
 ) -> Result<(), Vec<Error>> {
+    if let Some(error) = crate::syntax::headerless_signature(text, range.clone()) {
+        return Err(vec![Error::from(error)]);
+    }
     if check_on(text, range.clone(), options, PARALLEL_MIN_BYTES, release) == Some(true) {
         return Ok(());
     }

@@ -102,13 +102,13 @@ fn xla_parser_tests_print_back_as_xla_does() {
 /// Reject cases whose error is in the syntax or in a shape, which this front end finds, with
 /// what our message must say (XLA's `.err` in substance).
 const SYNTACTIC: &[(&str, &str)] = &[
-    ("003", "expected integer"),     // `%p0#a`: expects integer
-    ("008", "unexpected `}`"),       // constant(}...): unexpected '}' token
-    ("029", "unterminated comment"), // /* unterminated
-    ("031", "`}`"),                  // `{0 : ...`: expects '}' at the end of ShapeIndex
-    ("043", "unexpected `f32`"),     // an instruction without `name =`: expects '='
-    ("048", "after the end"),        // two lone instructions: expected eof
-    ("062", "dim level types"),      // D(X,C): expected a DimLevelType abbreviation
+    ("003", "expected integer"),           // `%p0#a`: expects integer
+    ("008", "unexpected `}`"),             // constant(}...): unexpected '}' token
+    ("029", "unterminated comment"),       // /* unterminated
+    ("031", "`}`"),                        // `{0 : ...`: expects '}' at the end of ShapeIndex
+    ("043", "expects '=' in instruction"), // an instruction without `name =`: expects '='
+    ("048", "after the end"),              // two lone instructions: expected eof
+    ("062", "dim level types"),            // D(X,C): expected a DimLevelType abbreviation
 ];
 
 /// Reject cases that read well and mean something invalid: unknown names, operand counts,

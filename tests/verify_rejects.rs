@@ -53,7 +53,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("040", "`aparam` does not exist"),
     ("041", "takes at least 1 operand"),
     ("042", "infeed must have a non-empty tuple shape"),
-    ("043", "unexpected `f32`"),
+    ("043", "expects '=' in instruction"),
     ("044", "Operand had no shape in HLO text"),
     ("045", "`x` does not exist"),
     ("046", "expects name"),

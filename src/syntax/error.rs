@@ -75,6 +75,17 @@ pub enum SyntaxError {
         #[label("refused")]
         span: Span,
     },
+    /// XLA reads text as a module only when it starts with `HloModule`, `ENTRY` or a name
+    /// and `{`; text that starts `name (` is one instruction to it, which lacks its `=`.
+    #[error("expects '=' in instruction: without `HloModule`, XLA reads text that starts with a name and `(` as one instruction")]
+    #[diagnostic(
+        code(hlo::syntax::headerless_signature),
+        help("a module starts with `HloModule <name>`; a lone instruction is `name = shape opcode(operands)`")
+    )]
+    HeaderlessSignature {
+        #[label("XLA expects `=` here")]
+        span: Span,
+    },
     #[error("unexpected {found} after the end")]
     #[diagnostic(code(hlo::syntax::extra_token), help("expected the end of the input"))]
     ExtraToken {
@@ -92,6 +103,7 @@ impl SyntaxError {
             | SyntaxError::InvalidToken { span, .. }
             | SyntaxError::BadEscape { span, .. }
             | SyntaxError::ExtraToken { span, .. }
+            | SyntaxError::HeaderlessSignature { span, .. }
             | SyntaxError::UnterminatedComment { span }
             | SyntaxError::RunawayBlob { span }
             | SyntaxError::TooDeep { span, .. } => *span,

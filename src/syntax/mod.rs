@@ -568,6 +568,26 @@ fn keep_first_per_line(source: &str, errors: Vec<SyntaxError>) -> Vec<SyntaxErro
     kept
 }
 
+/// The error XLA gives text that starts `name (` without `HloModule` before it, as a
+/// computation with a signature does: XLA reads text as a module only when it starts with
+/// `HloModule` or `ENTRY`, or with a name and `{`, and any other text as one instruction,
+/// which then lacks its `=`. `None` for any other text.
+pub fn headerless_signature(source: &str, range: std::ops::Range<usize>) -> Option<SyntaxError> {
+    use token::Token;
+    let mut tokens = lexer::Lexer::with_range(source, range.start, range.end)
+        .without_shortcuts()
+        .without_whole_heads();
+    let (Some(Ok((_, first, _))), Some(Ok((l, Token::LParen, r)))) = (tokens.next(), tokens.next())
+    else {
+        return None;
+    };
+    matches!(first, Token::Call(_) | Token::Ident(_) | Token::Name(_)).then_some(
+        SyntaxError::HeaderlessSignature {
+            span: ast::Span::new(l, r),
+        },
+    )
+}
+
 /// The first character of the token after `offset` (whitespace and comments skipped), or
 /// the empty span at the end of the text: where XLA's parser stands once it has read the
 /// text before `offset`, and so where it reports what it checks there.
