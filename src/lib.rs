@@ -338,7 +338,8 @@ pub fn parse_module_range_cut(
 /// Syntax errors, and with them the errors of meaning that the lines without one show on
 /// their own (`lower::line_errors`), all in text order: a type error above a syntax error is
 /// not lost. One on a line with a syntax error is left out, as the parser's recovery may have
-/// read that line wrongly.
+/// read that line wrongly. A header value that XLA reads by a grammar of its own is read by
+/// that grammar too, up to the first syntax error (`lower::unclosed_header_values`).
 fn with_line_errors(
     text: &str,
     range: std::ops::Range<usize>,
@@ -357,7 +358,15 @@ fn with_line_errors(
             .and_then(|mut labels| labels.next())
             .map_or(0, |label| label.offset())
     };
+    let first = syntax.iter().map(|e| e.span().start).min();
     let mut errors: Vec<Error> = syntax.into_iter().map(Error::from).collect();
+    if let Some(first) = first {
+        errors.extend(
+            lower::unclosed_header_values(text, range.clone(), first)
+                .into_iter()
+                .map(Error::from),
+        );
+    }
     errors.extend(
         lower::line_errors(text, range)
             .into_iter()

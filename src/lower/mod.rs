@@ -30,6 +30,55 @@ pub(crate) fn line_errors(source: &str, range: std::ops::Range<usize>) -> Vec<Mo
     errors
 }
 
+/// The errors XLA's own grammar finds in a header attribute value it reads by that grammar
+/// (`input_output_alias`, `buffer_donor`) before `limit`, where a syntax error is: a value
+/// whose brackets do not balance is read on by the generic reader past the header, which
+/// fails only later, while XLA stops inside the value. Only the header's line is looked at.
+pub(crate) fn unclosed_header_values(
+    source: &str,
+    range: std::ops::Range<usize>,
+    limit: usize,
+) -> Vec<ModuleError> {
+    use crate::syntax::token::Token;
+    let mut errors = Vec::new();
+    let mut tokens = crate::syntax::lexer::Lexer::with_range(source, range.start, range.end);
+    let Some(Ok((start, Token::KwHloModule, _))) = tokens.next() else {
+        return errors;
+    };
+    let rest = source.get(start..range.end).unwrap_or("");
+    let line_end = rest.find('\n').map_or(range.end, |n| start + n).min(limit);
+    for token in tokens {
+        let Ok((l, token, r)) = token else {
+            break;
+        };
+        if l >= line_end {
+            break;
+        }
+        type Check = fn(&str) -> Result<(), (String, usize)>;
+        let (name, check): (&str, Check) = match token {
+            Token::AttrName(name @ "input_output_alias") => {
+                (name, crate::verify::header::input_output_alias_prefix_at)
+            }
+            Token::AttrName(name @ "buffer_donor") => {
+                (name, crate::verify::header::buffer_donor_prefix_at)
+            }
+            _ => continue,
+        };
+        let value = source.get(r..range.end).unwrap_or("");
+        if let Err((message, offset)) = check(value) {
+            // The grammar stops at a token's start.
+            let at = crate::syntax::token_after(source, r + offset);
+            if at.start < limit {
+                errors.push(ModuleError::Invalid {
+                    message: format!("{name}: {message}"),
+                    span: at,
+                });
+            }
+        }
+    }
+    errors
+}
+
 /// The sink of [`line_errors`].
 #[derive(Default)]
 struct LineErrors {

@@ -172,6 +172,17 @@ pub fn input_output_alias(text: &str) -> Result<(), String> {
 /// [`input_output_alias`], with where in `text` XLA points.
 pub(crate) fn input_output_alias_at(text: &str) -> Result<(), Problem> {
     let mut cursor = Cursor::new(text);
+    alias_value(&mut cursor)?;
+    cursor.end("input_output_alias")
+}
+
+/// [`input_output_alias_at`] on a text that goes on after the value, as far as the value.
+pub(crate) fn input_output_alias_prefix_at(text: &str) -> Result<(), Problem> {
+    alias_value(&mut Cursor::new(text))
+}
+
+/// Reads an `input_output_alias` value, up to its closing `}`.
+fn alias_value(cursor: &mut Cursor<'_>) -> Result<(), Problem> {
     cursor.require('{', "at the start of input_output_alias")?;
     if cursor.eat('}') {
         return Ok(());
@@ -198,7 +209,7 @@ pub(crate) fn input_output_alias_at(text: &str) -> Result<(), Problem> {
         }
         cursor.require(',', "or `}` at the end of aliasing description")?;
     }
-    cursor.end("input_output_alias")
+    Ok(())
 }
 
 /// Checks the value of `buffer_donor`.
@@ -209,6 +220,17 @@ pub fn buffer_donor(text: &str) -> Result<(), String> {
 /// [`buffer_donor`], with where in `text` XLA points.
 pub(crate) fn buffer_donor_at(text: &str) -> Result<(), Problem> {
     let mut cursor = Cursor::new(text);
+    donor_value(&mut cursor)?;
+    cursor.end("buffer_donor")
+}
+
+/// [`buffer_donor_at`] on a text that goes on after the value, as far as the value.
+pub(crate) fn buffer_donor_prefix_at(text: &str) -> Result<(), Problem> {
+    donor_value(&mut Cursor::new(text))
+}
+
+/// Reads a `buffer_donor` value, up to its closing `}`.
+fn donor_value(cursor: &mut Cursor<'_>) -> Result<(), Problem> {
     cursor.require('{', "at the start of buffer_donor")?;
     if cursor.eat('}') {
         return Ok(());
@@ -224,7 +246,7 @@ pub(crate) fn buffer_donor_at(text: &str) -> Result<(), Problem> {
         }
         cursor.require(',', "or `}` after a donor")?;
     }
-    cursor.end("buffer_donor")
+    Ok(())
 }
 
 #[cfg(test)]
