@@ -19,12 +19,23 @@ fn repro(name: &str, text: &str) {
     common::snapshot(&format!("diagnostics_{name}"), &checked(name, text));
 }
 
-/// A type error above a syntax error is reported too, first (XLA: `i32` at 4:7).
+/// A type error above a syntax error is reported too, first (XLA: `i32` at 4:7); the syntax
+/// error is at the operand it breaks, as XLA reports it (5:22), and at the token.
 #[test]
 fn type_error_then_syntax_error() {
     repro(
         "type_error_then_syntax_error",
         "HloModule m\n\nENTRY e {\n  p = i32[] parameter(0)\n  ROOT a = s32[] add(p p)\n}\n",
+    );
+}
+
+/// A token that breaks an operand is reported at the operand, from its shape, where XLA
+/// reports an operand it cannot read (5:26), with the token as a second label.
+#[test]
+fn syntax_error_at_the_operand() {
+    repro(
+        "syntax_error_in_an_operand",
+        "HloModule m\n\nENTRY e {\n  p = (f32[2]) parameter(0)\n  ROOT n = f32[2] negate(f32[2] p#a)\n}\n",
     );
 }
 
@@ -315,14 +326,11 @@ fn first_diagnostic_points_where_xlas_err_does() {
 /// `tests/inputs/xla_parser_bad_locations.tsv`) our first diagnostic's first label matches;
 /// it may grow, never shrink. The verifier's errors that XLA's parser finds point where
 /// XLA's parser stands (`verify::Found`), and lowering's at the operand from its shape or
-/// past a parameter's number. Those that still differ:
-/// - 003 (`f32[10] %p0#a`): XLA reports any operand it cannot read where the operand starts
-///   (4:27), then why (`expects integer` at the `a`, 4:39); our parser reports the `a` alone,
-///   as an LR parser knows no operand's start at the token it stops at.
-/// - 068, 069: XLA's parser infers no shapes, so it passes the tuple on line 7 whose declared
-///   shape its operands do not give (its verifier would refuse it), and reports the async
-///   error after it; we report the tuple first, in text order.
-const AGREEING_WITH_XLAS_FIRST_ERROR: usize = 85;
+/// past a parameter's number, and a syntax error in an operand at the operand. Those that
+/// still differ, 068 and 069: XLA's parser infers no shapes, so it passes the tuple on line 7
+/// whose declared shape its operands do not give (its verifier would refuse it) and reports
+/// the async error after it; we report the tuple first, in text order.
+const AGREEING_WITH_XLAS_FIRST_ERROR: usize = 86;
 
 #[test]
 fn first_diagnostic_against_xlas_first_error() {

@@ -18,6 +18,19 @@ pub enum SyntaxError {
         #[help]
         expected: Option<String>,
     },
+    /// A token that breaks an instruction's operand: XLA reports the operand where it starts
+    /// ("cannot parse as an instruction name or as a nested instruction"), then the token.
+    #[error("unexpected {found} in an operand")]
+    #[diagnostic(code(hlo::syntax::unexpected_token))]
+    UnexpectedInOperand {
+        found: String,
+        #[label(primary, "XLA cannot read this operand")]
+        operand: Span,
+        #[label("unexpected here")]
+        span: Span,
+        #[help]
+        expected: Option<String>,
+    },
     #[error("unexpected end of input")]
     #[diagnostic(code(hlo::syntax::unexpected_eof))]
     UnexpectedEof {
@@ -107,6 +120,33 @@ impl SyntaxError {
             | SyntaxError::UnterminatedComment { span }
             | SyntaxError::RunawayBlob { span }
             | SyntaxError::TooDeep { span, .. } => *span,
+            SyntaxError::UnexpectedInOperand { operand, .. } => *operand,
+        }
+    }
+
+    /// An unexpected token inside an operand after its first token, as
+    /// [`SyntaxError::UnexpectedInOperand`] with the operand `operand` gives for the token's
+    /// offset; any other error as it is.
+    pub(crate) fn in_operand(self, operand: impl FnOnce(usize) -> Option<Span>) -> SyntaxError {
+        match self {
+            SyntaxError::UnexpectedToken {
+                found,
+                span,
+                expected,
+            } => match operand(span.start) {
+                Some(operand) => SyntaxError::UnexpectedInOperand {
+                    found,
+                    operand,
+                    span,
+                    expected,
+                },
+                None => SyntaxError::UnexpectedToken {
+                    found,
+                    span,
+                    expected,
+                },
+            },
+            other => other,
         }
     }
 

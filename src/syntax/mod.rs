@@ -487,8 +487,11 @@ fn parse_with_lexer<'s>(
     match module {
         Some(module) if errors.is_empty() => Ok(module),
         _ => {
-            explain_runaway_text(source, range, &mut errors);
-            Err(keep_first_per_line(source, errors))
+            explain_runaway_text(source, range.clone(), &mut errors);
+            let errors = keep_first_per_line(source, errors).into_iter();
+            Err(errors
+                .map(|e| e.in_operand(|offset| operand_before(source, range.clone(), offset)))
+                .collect())
         }
     }
 }
@@ -586,6 +589,55 @@ pub fn headerless_signature(source: &str, range: std::ops::Range<usize>) -> Opti
             span: ast::Span::new(l, r),
         },
     )
+}
+
+/// The operand of an instruction that `offset` lies in, from its first token to the token
+/// before `offset`, when `offset` is in the instruction's operand list on its line and past
+/// the operand's first token: where XLA reports an operand it cannot read. Nested operands
+/// belong to the outermost, as XLA reports the outermost first.
+fn operand_before(source: &str, range: std::ops::Range<usize>, offset: usize) -> Option<ast::Span> {
+    use token::Token;
+    let before = source.get(range.start..offset)?;
+    let line_start = before
+        .rfind('\n')
+        .map_or(range.start, |n| range.start + n + 1);
+    let tokens = lexer::Lexer::with_range(source, line_start, range.end)
+        .without_shortcuts()
+        .without_whole_heads();
+    let (mut depth, mut defines, mut opcode) = (0usize, false, false);
+    // In the operand list: where the operand read so far starts and ends.
+    let mut operand: Option<Option<ast::Span>> = None;
+    for token in tokens {
+        let (l, token, r) = token.ok()?;
+        if l >= offset {
+            let operand = operand??;
+            return (operand.start < offset).then_some(operand);
+        }
+        let outer = depth;
+        match token {
+            Token::LParen | Token::LSquare | Token::LBrace | Token::LayoutBrace => depth += 1,
+            Token::RParen | Token::RSquare | Token::RBrace => depth = depth.checked_sub(1)?,
+            Token::BodyOpen | Token::BodyClose => return None,
+            _ => {}
+        }
+        match operand.as_mut() {
+            // The list has closed before `offset`.
+            Some(_) if depth == 0 => return None,
+            Some(current) if outer == 1 && token == Token::Comma => *current = None,
+            Some(current) => {
+                let start = current.map_or(l, |span| span.start);
+                *current = Some(ast::Span::new(start, r));
+            }
+            None if outer == 0 => match token {
+                Token::Equal | Token::DefName(_) | Token::DefIdent(_) => defines = true,
+                Token::Call(_) => opcode = defines,
+                Token::LParen if opcode => operand = Some(None),
+                _ => opcode = false,
+            },
+            None => {}
+        }
+    }
+    None
 }
 
 /// The first character of the token after `offset` (whitespace and comments skipped), or
