@@ -5,6 +5,15 @@
 
 use std::sync::Arc;
 
+// The command's allocator, the same file: the module's own allocations (not Python's objects)
+// go to mimalloc, as they do in `hlo-layout`. Its memory purge is the command's alone.
+#[allow(dead_code)]
+#[path = "../../src/cli/allocator.rs"]
+mod allocator;
+
+#[global_allocator]
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
+
 use hlo_layout::assign::{assign_verified, AssignFailure, AssignOptions, EntryLayouts};
 use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
