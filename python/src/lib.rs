@@ -341,7 +341,7 @@ fn run_passes(py: Python<'_>, module: &Module, passes: &str) -> PyResult<Module>
     let ran = py.detach(move || {
         let mut output = hlo_layout::ir::Module::clone(&input);
         let options = hlo_layout::pass::PipelineOptions::default();
-        // The name `opt` gives its pipeline.
+        // `opt`'s pipeline name, which only dump file names would show.
         let mut pipeline = spec.instantiate("opt", options);
         match pipeline.run(&mut output) {
             Ok(report) => Ok((output, report.warnings)),
