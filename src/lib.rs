@@ -23,6 +23,8 @@
 //! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
 //!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,
 //!   and its output follows the module's order (maps are `BTreeMap`s).
+//! - [`diagnostic`] and [`mod@explain`] hold what the command and the Python package
+//!   (`python/`) both report: diagnostics as JSON and rendered text, and `explain`'s figures.
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
 //! - Large inputs use two threads and give exactly what one thread gives. A module of
@@ -99,7 +101,9 @@
 pub mod analysis;
 pub mod assign;
 pub mod check;
+pub mod diagnostic;
 pub mod error;
+pub mod explain;
 pub mod ir;
 pub mod lower;
 pub mod pass;

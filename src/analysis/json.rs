@@ -69,7 +69,17 @@ pub struct ShapeJson {
 }
 
 pub fn module_json(module: &Module) -> ModuleJson {
-    let computations = module
+    ModuleJson {
+        name: module.name.clone(),
+        entry: module.entry().name.clone(),
+        computations: computations_json(module),
+        text: crate::print::print_ir_module(module),
+    }
+}
+
+/// The computations of [`module_json`], without printing the module.
+pub fn computations_json(module: &Module) -> Vec<ComputationJson> {
+    module
         .computations
         .iter()
         .map(|computation| ComputationJson {
@@ -114,13 +124,7 @@ pub fn module_json(module: &Module) -> ModuleJson {
                 })
                 .collect(),
         })
-        .collect();
-    ModuleJson {
-        name: module.name.clone(),
-        entry: module.entry().name.clone(),
-        computations,
-        text: crate::print::print_ir_module(module),
-    }
+        .collect()
 }
 
 pub fn shape_json(shape: &Shape) -> ShapeJson {

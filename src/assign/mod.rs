@@ -1382,3 +1382,31 @@ fn update_entry_computation_layout(module: &mut Module, written: Option<(Vec<Sha
         module.set_attribute("entry_computation_layout", &text);
     }
 }
+
+/// Why [`assign_verified`] gave no module.
+#[derive(Debug)]
+pub enum AssignFailure {
+    /// The input does not verify: bad input, reported as `check` reports it.
+    Input(Vec<crate::verify::VerifyError>),
+    /// The pass could not assign layouts.
+    Assign(AssignError),
+    /// The assigned module does not verify in layout-sensitive mode: a bug in the pass.
+    Output(Vec<crate::verify::VerifyError>),
+}
+
+/// What `hlo-layout assign` does to a parsed module: verifies it, assigns layouts with
+/// [`assign_layouts_with`], and verifies the result in layout-sensitive mode.
+pub fn assign_verified(
+    module: &mut Module,
+    target: &Target,
+    options: &AssignOptions,
+) -> Result<AssignReport, AssignFailure> {
+    let input_options = crate::verify::VerifyOptions::default();
+    crate::verify::verify(module, &input_options).map_err(AssignFailure::Input)?;
+    let report = assign_layouts_with(module, target, options).map_err(AssignFailure::Assign)?;
+    let output_options = crate::verify::VerifyOptions {
+        layout_sensitive: true,
+    };
+    crate::verify::verify(module, &output_options).map_err(AssignFailure::Output)?;
+    Ok(report)
+}

@@ -1,7 +1,7 @@
 //! `hlo-layout assign FILE|-... [--target T] [--entry-layouts given|auto] [-o OUT] [--report]
 //! [--format text|json]`.
 
-use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
+use hlo_layout::assign::{assign_verified, AssignFailure, AssignOptions, EntryLayouts};
 use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
@@ -59,26 +59,22 @@ pub fn run(args: Args) -> Outcome {
                 Ok(module) => module,
                 Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
             };
-            // An input that does not verify is bad input, reported as `check` reports it; only
-            // a failure after assigning is the pass's own.
-            let input_options = hlo_layout::verify::VerifyOptions::default();
-            if let Err(errors) = hlo_layout::verify::verify(&module, &input_options) {
-                return FileOutput::failure(diagnostics(file, text, errors));
-            }
-            let report = match assign_layouts_with(&mut module, &target, &options) {
+            let report = match assign_verified(&mut module, &target, &options) {
                 Ok(report) => report,
-                Err(error) => return FileOutput::failure(diagnostics(file, text, vec![error])),
+                Err(AssignFailure::Input(errors)) => {
+                    return FileOutput::failure(diagnostics(file, text, errors))
+                }
+                Err(AssignFailure::Assign(error)) => {
+                    return FileOutput::failure(diagnostics(file, text, vec![error]))
+                }
+                Err(AssignFailure::Output(errors)) => {
+                    let mut output = FileOutput::failure(diagnostics(file, text, errors));
+                    output.notes =
+                        "error: the assigned module does not verify; this is a bug in hlo-layout\n"
+                            .into();
+                    return output;
+                }
             };
-            let options = hlo_layout::verify::VerifyOptions {
-                layout_sensitive: true,
-            };
-            if let Err(errors) = hlo_layout::verify::verify(&module, &options) {
-                let mut output = FileOutput::failure(diagnostics(file, text, errors));
-                output.notes =
-                    "error: the assigned module does not verify; this is a bug in hlo-layout\n"
-                        .into();
-                return output;
-            }
             let mut json = Map::new();
             // The JSON view of a big module is many times its text; build it only when asked.
             if json_wanted {

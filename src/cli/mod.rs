@@ -222,14 +222,7 @@ pub fn color_for(stream: Stream) -> bool {
 fn install_diagnostic_handler(color: bool) {
     // Setting the hook only fails if it was already set, which cannot happen here.
     let _ = miette::set_hook(Box::new(move |_| {
-        Box::new(
-            miette::MietteHandlerOpts::new()
-                .color(color)
-                .unicode(color)
-                .terminal_links(false)
-                .width(100)
-                .build(),
-        )
+        Box::new(hlo_layout::diagnostic::handler(color))
     }));
 }
 
@@ -275,7 +268,7 @@ where
     errors
         .into_iter()
         .map(|error| {
-            let json = diagnostic_json(&error, Some(source));
+            let json = hlo_layout::diagnostic::to_json(&error, Some(source));
             let report = miette::Report::new(error)
                 .with_source_code(miette::NamedSource::new(name, source.to_string()));
             Diag { report, json }
@@ -288,49 +281,11 @@ pub fn plain<E>(error: E) -> Diag
 where
     E: Diagnostic + Send + Sync + 'static,
 {
-    let json = diagnostic_json(&error, None);
+    let json = hlo_layout::diagnostic::to_json(&error, None);
     Diag {
         report: miette::Report::new(error),
         json,
     }
-}
-
-fn diagnostic_json(error: &dyn Diagnostic, source: Option<&str>) -> Value {
-    let severity = match error.severity().unwrap_or(miette::Severity::Error) {
-        miette::Severity::Advice => "advice",
-        miette::Severity::Warning => "warning",
-        miette::Severity::Error => "error",
-    };
-    let labels: Vec<Value> = error
-        .labels()
-        .into_iter()
-        .flatten()
-        .map(|label| {
-            let offset = label.offset();
-            let (line, column) = match source.and_then(|s| s.get(..offset)) {
-                Some(before) => {
-                    let line = before.matches('\n').count() + 1;
-                    let start = before.rfind('\n').map_or(0, |i| i + 1);
-                    (Some(line), Some(before[start..].chars().count() + 1))
-                }
-                None => (None, None),
-            };
-            json!({
-                "label": label.label(),
-                "offset": offset,
-                "length": label.len(),
-                "line": line,
-                "column": column,
-            })
-        })
-        .collect();
-    json!({
-        "code": error.code().map(|c| c.to_string()),
-        "severity": severity,
-        "message": error.to_string(),
-        "help": error.help().map(|h| h.to_string()),
-        "labels": labels,
-    })
 }
 
 /// Prints each diagnostic to stderr with its source snippet.

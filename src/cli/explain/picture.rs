@@ -12,19 +12,7 @@ pub const MAX_GRID_SIDE: i64 = 16;
 /// At most this many 2-D slices of a rank > 2 array are drawn.
 pub const MAX_SLICES: usize = 4;
 
-/// Names for the logical dims: `x`; `y x`; `z y x`; `p z y x` as XLA's shapes document names
-/// them, and `d0 d1 ...` (the dim numbers) from rank 5 on, where the document has no letters.
-pub fn dim_names(rank: usize) -> Vec<String> {
-    const LETTERS: [&str; 4] = ["p", "z", "y", "x"];
-    if rank <= LETTERS.len() {
-        LETTERS[LETTERS.len() - rank..]
-            .iter()
-            .map(|letter| letter.to_string())
-            .collect()
-    } else {
-        (0..rank).map(|dim| format!("d{dim}")).collect()
-    }
-}
+pub use hlo_layout::explain::dim_names;
 
 /// A run of consecutive coordinates of one dim that is drawn: `start..start+len` of `size`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
