@@ -51,7 +51,7 @@ impl Pass for ReshapeToBitcast {
 /// The operand and result shape of `id` when it is a reshape or transpose that moves no
 /// byte.
 fn bitcast_of(computation: &Computation, id: InstrId) -> Option<(InstrId, ArrayShape)> {
-    let instruction = computation.get(id)?;
+    let instruction = computation.get(id).ok()?;
     let &[operand] = computation.operands(id).as_slice() else {
         return None;
     };

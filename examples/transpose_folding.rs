@@ -29,7 +29,7 @@ impl Pass for TransposeFolding {
                 .capture()
                 .with_operands([any().capture()])]);
         let mut changed = Changed::NO;
-        for computation in &mut module.computations {
+        for computation in module.computations_mut() {
             for id in computation.order().to_vec() {
                 let Some(&[outer, inner, x]) = twice.matches(computation, id).as_deref() else {
                     continue;
@@ -70,7 +70,7 @@ impl Pass for TransposeFolding {
 
 /// A transpose's permutation.
 fn dimensions(computation: &Computation, id: InstrId) -> Option<Vec<i64>> {
-    computation.get(id)?.int_list_attribute("dimensions")
+    computation.get(id).ok()?.int_list_attribute("dimensions")
 }
 
 /// Parses `text`, runs `transpose-folding` (verified after) and returns the module as text.

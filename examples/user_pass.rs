@@ -24,7 +24,7 @@ impl Pass for StripMetadata {
 
     fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<Changed, PassError> {
         let mut changed = Changed::NO;
-        for computation in &mut module.computations {
+        for computation in module.computations_mut() {
             for id in computation.order().to_vec() {
                 let attributes = &mut computation.instruction_mut(id).attributes;
                 let before = attributes.len();

@@ -461,7 +461,10 @@ impl Streaming<'_, '_> {
             .visit_open_computation(|id, computation, find| {
                 let count = computation.graph().node_count();
                 while *checked_before < count {
-                    let instruction = InstrId::new(*checked_before);
+                    let node = petgraph::graph::NodeIndex::new(*checked_before);
+                    let Some(instruction) = computation.id_of(node) else {
+                        return false;
+                    };
                     // A shape left for lowering to infer is known only at the computation's end.
                     if !computation.instruction(instruction).shape_written {
                         return false;

@@ -19,6 +19,16 @@
 //!   Instruction shapes (`Arc<Shape>`) and attribute texts (`Arc<str>`) are shared values:
 //!   lowering gives every instruction that writes the same text one allocation, and a pass
 //!   that edits one goes through `Arc::make_mut`, which copies it when it is shared.
+//!   An [`ir::InstrId`] carries a tag of the computation that made it, and every lookup
+//!   compares it, so an id used in another computation (a clone included) or after its
+//!   instruction was removed is an [`ir::EditError`] naming the computation, never another
+//!   instruction. Where an index must follow a value, the value is private behind an
+//!   accessor: an instruction's name (`Computation::rename`, which refuses a name the
+//!   module has) and a module's computations (`Module::computations`,
+//!   `computations_mut`, `add_computation`, `retain_computations`). Names the API makes up
+//!   (`insert_before`, `replace_with_new`, the builders' instructions once added, the
+//!   copies and bitcasts passes insert) are new in the whole module, as XLA keeps them;
+//!   names read from text are kept as written.
 //! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
 //! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
 //!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,

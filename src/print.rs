@@ -1456,7 +1456,7 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
     out.push_str(&module.tables);
     // Most modules write no computation in place: they print without looking for any.
     let printer = module
-        .computations
+        .computations()
         .iter()
         .any(|c| c.in_place)
         .then(|| IrPrinter::new(module));
@@ -1468,14 +1468,14 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
             }
             print_ir_computation(
                 out,
-                &module.computations[index],
+                &module.computations()[index],
                 printer.as_ref(),
                 &mut shapes,
             );
             out.push_str("\n\n");
         }
     };
-    let last = module.computations.len();
+    let last = module.computations().len();
     if module.instruction_count() < min_instructions {
         print_share(&mut out, 0..last);
         return out;
@@ -1486,7 +1486,8 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
             .name("print-second-half".into())
             .stack_size(crate::SPAWNED_STACK_BYTES)
             .spawn_scoped(scope, || {
-                let instructions: usize = module.computations[cut..].iter().map(|c| c.len()).sum();
+                let instructions: usize =
+                    module.computations()[cut..].iter().map(|c| c.len()).sum();
                 let mut tail = String::with_capacity(256 * instructions);
                 print_share(&mut tail, cut..last);
                 tail
@@ -1510,8 +1511,8 @@ struct IrPrinter<'m> {
 
 impl<'m> IrPrinter<'m> {
     fn new(module: &'m ir::Module) -> IrPrinter<'m> {
-        let mut printed_in_place = vec![false; module.computations.len()];
-        for computation in &module.computations {
+        let mut printed_in_place = vec![false; module.computations().len()];
+        for computation in module.computations() {
             for &id in computation.order() {
                 let instruction = computation.instruction(id);
                 for attribute in &instruction.attributes {
@@ -1547,7 +1548,7 @@ fn in_place_callees(
         .map(|name| {
             instruction.called.iter().copied().find(|id| {
                 module
-                    .computations
+                    .computations()
                     .get(id.0 as usize)
                     .is_some_and(|c| c.in_place && c.name == name.trim_start_matches('%'))
             })
@@ -1770,7 +1771,7 @@ fn print_ir_computation(
             let name = computation
                 .signature_names
                 .get(i)
-                .map_or(parameter.name.as_str(), String::as_str);
+                .map_or(parameter.name(), String::as_str);
             out.push_str(name);
             out.push_str(": ");
             push_shape(out, &parameter.shape, false);
@@ -1837,7 +1838,7 @@ fn print_ir_instruction(
 ) {
     let instruction = computation.instruction(id);
     let style = instruction.style;
-    push_name(out, &instruction.name, style);
+    push_name(out, &instruction.name(), style);
     out.push_str(" = ");
     if instruction.shape_written {
         shapes.push(out, &instruction.shape);
@@ -1877,7 +1878,7 @@ fn print_ir_instruction(
         if style.operand_percent != instruction.percent_exceptions.contains(&(i as u32)) {
             out.push('%');
         }
-        out.push_str(&operand_instruction.name);
+        out.push_str(&operand_instruction.name());
         for &index in path {
             out.push('#');
             push_int(out, index);
@@ -1946,7 +1947,7 @@ fn print_callees(
         match callee {
             Some(id) => print_in_place(
                 out,
-                &printer.module.computations[id.0 as usize],
+                &printer.module.computations()[id.0 as usize],
                 printer,
                 shapes,
                 indent,

@@ -544,7 +544,7 @@ fn operands_must_be_defined_above_their_user() {
         entry
             .operands(entry.find(user).unwrap())
             .into_iter()
-            .map(|id| entry.instruction(id).name.to_string())
+            .map(|id| entry.instruction(id).name().to_string())
             .collect()
     };
     assert_eq!(names("s"), ["later", "a"]);

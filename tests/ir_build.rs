@@ -35,7 +35,7 @@ fn added(mut module: Module, built: New) -> String {
     let c = module.computation_mut(entry);
     let root = c.root().unwrap();
     let new = c.insert_before(root, built.instruction, &built.operands);
-    let name = c.instruction(new).name.to_string();
+    let name = c.instruction(new).name().to_string();
     verify(&module, &VerifyOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
     let text = hlo_layout::print::print_ir_module(&module);
     let again = hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));

@@ -183,9 +183,11 @@ fn gather_and_scatter_dimension_numbers_read_and_write_back() {
                 let mut rewritten = module.clone();
                 for c in module.computation_ids() {
                     let computation = module.computation(c);
-                    for &id in computation.order() {
+                    // A clone's ids are its own; the same instruction is at the same place.
+                    let copied = rewritten.computation(c).order().to_vec();
+                    for (&id, &copy) in computation.order().iter().zip(&copied) {
                         let instruction = computation.instruction(id);
-                        let place = format!("{}: `{}`", path.display(), instruction.name);
+                        let place = format!("{}: `{}`", path.display(), instruction.name());
                         let view = match instruction.opcode {
                             Opcode::Gather => {
                                 seen[0] += 1;
@@ -194,7 +196,7 @@ fn gather_and_scatter_dimension_numbers_read_and_write_back() {
                                 let mut stripped = instruction.clone();
                                 stripped.attributes.retain(|a| !NAMES.contains(&&*a.name));
                                 stripped.set_gather_dimension_numbers(&numbers);
-                                *rewritten.computation_mut(c).instruction_mut(id) = stripped;
+                                *rewritten.computation_mut(c).instruction_mut(copy) = stripped;
                                 numbers.to_string()
                             }
                             Opcode::Scatter => {
@@ -204,7 +206,7 @@ fn gather_and_scatter_dimension_numbers_read_and_write_back() {
                                 let mut stripped = instruction.clone();
                                 stripped.attributes.retain(|a| !NAMES.contains(&&*a.name));
                                 stripped.set_scatter_dimension_numbers(&numbers);
-                                *rewritten.computation_mut(c).instruction_mut(id) = stripped;
+                                *rewritten.computation_mut(c).instruction_mut(copy) = stripped;
                                 numbers.to_string()
                             }
                             _ => continue,
@@ -215,7 +217,7 @@ fn gather_and_scatter_dimension_numbers_read_and_write_back() {
                             .find(|line| {
                                 let name = line.trim_start().trim_start_matches("ROOT ");
                                 let name = name.trim_start_matches('%');
-                                name.starts_with(&format!("{} = ", instruction.name))
+                                name.starts_with(&format!("{} = ", instruction.name()))
                             })
                             .unwrap_or_else(|| panic!("{place}: no line"));
                         assert!(line.contains(&view), "{place}: `{view}` not in\n{line}");

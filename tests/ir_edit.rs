@@ -110,25 +110,186 @@ fn a_removed_instruction_is_an_error_not_a_panic() {
     let n = computation.find("n").unwrap();
     let r = computation.find("r").unwrap();
     computation.remove(n).unwrap();
-    assert_eq!(
-        computation.replace_instruction(n, r),
-        Err(EditError::NoSuchInstruction)
-    );
-    assert_eq!(
-        computation.replace_instruction(r, n),
-        Err(EditError::NoSuchInstruction)
-    );
+    let removed = EditError::Removed {
+        id: n,
+        computation: "e".to_string(),
+    };
+    assert_eq!(computation.replace_instruction(n, r), Err(removed.clone()));
+    assert_eq!(computation.replace_instruction(r, n), Err(removed.clone()));
     assert_eq!(
         computation.add_control_dependency(n, r),
-        Err(EditError::NoSuchInstruction)
+        Err(removed.clone())
     );
+    assert_eq!(computation.get(n).err(), Some(removed.clone()));
+    assert!(!computation.contains(n));
     let shape = computation.instruction(r).shape.clone();
     assert_eq!(
         computation
             .replace_with_new(r, Instruction::new("x", Opcode::Negate, shape), &[n])
             .err(),
-        Some(EditError::NoSuchInstruction)
+        Some(removed.clone())
     );
+    assert_eq!(
+        removed.to_string(),
+        format!("instruction {n} was removed from computation `e`")
+    );
+    // The panicking lookup says as much, for code that holds an id it did not check.
+    let computation = &*computation;
+    let panic = std::panic::catch_unwind(|| computation.instruction(n).name().len()).unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert_eq!(message, &removed.to_string());
+}
+
+/// An id is its computation's: used in another one, including a clone, it is an error that
+/// names the computation, not whatever instruction has the same index there (issue 29).
+#[test]
+fn an_id_of_another_computation_is_an_error_naming_the_computation() {
+    let mut module = parse(
+        "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n",
+    );
+    let add = module.find_computation("add").unwrap();
+    let entry = module.entry;
+    // `x` of `add` has the index `p` has in the entry.
+    let x = module.computation(add).find("x").unwrap();
+    let p = module.computation(entry).find("p").unwrap();
+    assert_eq!(x.index(), p.index());
+    assert_ne!(x, p);
+    let foreign = EditError::Foreign {
+        id: x,
+        computation: "e".to_string(),
+    };
+    let computation = module.computation_mut(entry);
+    assert_eq!(computation.get(x).err(), Some(foreign.clone()));
+    assert!(!computation.contains(x));
+    let r = computation.root().unwrap();
+    assert_eq!(computation.replace_operand(r, 0, x), Err(foreign.clone()));
+    assert_eq!(computation.rename(x, "q"), Err(foreign.clone()));
+    assert_eq!(computation.remove(x).err(), Some(foreign.clone()));
+    assert!(foreign.to_string().contains("computation `e`"), "{foreign}");
+    let built = hlo_layout::ir::build::unary(computation, Opcode::Negate, x);
+    assert!(
+        matches!(&built, Err(hlo_layout::ir::build::BuildError::NoSuchInstruction { computation, .. }) if computation == "e"),
+        "{built:?}"
+    );
+    let computation = &*computation;
+    let panic = std::panic::catch_unwind(|| computation.operands(x)).unwrap_err();
+    assert_eq!(panic.downcast_ref::<String>(), Some(&foreign.to_string()));
+
+    // A clone is edited apart from the original: the original's ids are foreign to it, and
+    // an instruction carries over by name.
+    let copy = module.clone();
+    assert!(copy.computation(entry).get(p).is_err());
+    let same = copy.computation(entry).find("p").unwrap();
+    assert_eq!(copy.computation(entry).instruction(same).name(), "p");
+    assert!(module.computation(entry).get(same).is_err());
+    // Ids keep working in their own computation, and sort by index there.
+    let order = module.computation(entry).order().to_vec();
+    assert!(order.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(module.computation(entry).get(p).unwrap().name(), "p");
+}
+
+/// A rename keeps the name index right and refuses a name the module already has
+/// (issue 29), in the same computation or another.
+#[test]
+fn rename_refuses_a_name_the_module_has() {
+    let mut module = parse(
+        "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let p = computation.find("p").unwrap();
+    assert_eq!(
+        computation.rename(p, "r"),
+        Err(EditError::NameTaken {
+            name: "p".to_string(),
+            taken: "r".to_string(),
+            computation: "e".to_string(),
+        })
+    );
+    let error = computation.rename(p, "x").unwrap_err();
+    assert!(matches!(&error, EditError::NameTaken { taken, .. } if taken == "x"));
+    assert_eq!(
+        error.to_string(),
+        "cannot rename `p` in computation `e` to `x`: the module already has an instruction of that name"
+    );
+    computation.rename(p, "p").unwrap();
+    computation.rename(p, "input").unwrap();
+    assert_eq!(computation.find("input"), Some(p));
+    assert_eq!(computation.find("p"), None);
+    // The old name is free again, in the module too.
+    let add = module.find_computation("add").unwrap();
+    let computation = module.computation_mut(add);
+    let x = computation.find("x").unwrap();
+    computation.rename(x, "p").unwrap();
+    assert!(printed_and_reread(&module).contains("input = f32[4]{0} parameter(0)"));
+}
+
+/// Names the API makes up are new in the whole module, as XLA's `NameUniquer` keeps them,
+/// and a new instruction prints as the line it goes before (issue 29).
+#[test]
+fn generated_names_are_unique_in_the_module_and_take_the_neighbours_style() {
+    let mut module = parse(
+        "add {\n  x = f32[] parameter(0)\n  copy = f32[] copy(x)\n  copy.1 = f32[] copy(copy)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(copy.1, y)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let (p, r) = (
+        computation.find("p").unwrap(),
+        computation.find("r").unwrap(),
+    );
+    let copy = hlo_layout::ir::build::copy(computation, p, None).unwrap();
+    let first = computation.insert_before(r, copy.instruction.clone(), &copy.operands);
+    let second = computation.insert_before(r, copy.instruction, &copy.operands);
+    assert_eq!(computation.instruction(first).name(), "copy.2");
+    assert_eq!(computation.instruction(second).name(), "copy.3");
+    // The text wrote no `%`, and neither does the new line.
+    assert!(!computation.instruction(first).style.percent);
+    let percent = Instruction::new("y", Opcode::Copy, computation.instruction(p).shape.clone());
+    assert!(percent.style.percent);
+    let third = computation.insert_before(r, percent, &[p]);
+    assert_eq!(computation.instruction(third).name(), "y.1");
+    assert!(!computation.instruction(third).style.percent);
+    assert_eq!(computation.unique_name("x"), "x.1");
+    // A computation on its own knows only its own names.
+    let mut alone = hlo_layout::ir::Computation::new("alone");
+    let shape = module.computation(entry).instruction(p).shape.clone();
+    let a = alone.push(Instruction::new("a", Opcode::Parameter, shape.clone()), &[]);
+    let copy = alone.insert_before(a, Instruction::new("x", Opcode::Copy, shape), &[]);
+    assert_eq!(alone.instruction(copy).name(), "x");
+    let text = printed_and_reread(&module);
+    assert!(!text.contains('%'), "{text}");
+    assert!(text.contains("y.1 = f32[4]{0} copy(p)"), "{text}");
+}
+
+/// A module's computations are reached through accessors that keep their ids and the
+/// module's names right; a computation added later takes part in unique names.
+#[test]
+fn an_added_computation_takes_part_in_unique_names() {
+    let mut module =
+        parse("ENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n");
+    let entry = module.entry;
+    let shape = module
+        .computation(entry)
+        .instruction(module.computation(entry).find("p").unwrap())
+        .shape
+        .clone();
+    let mut side = hlo_layout::ir::Computation::new("e");
+    side.is_entry = false;
+    let q = side.push(Instruction::new("q", Opcode::Parameter, shape.clone()), &[]);
+    let root = side.push(Instruction::new("m", Opcode::Negate, shape.clone()), &[q]);
+    side.set_root(root);
+    // Linked before the computation is added, and after.
+    let computation = module.computation_mut(entry);
+    let n = computation.find("n").unwrap();
+    let made =
+        computation.insert_before(n, Instruction::new("q", Opcode::Copy, shape.clone()), &[]);
+    assert_eq!(computation.instruction(made).name(), "q");
+    let id = module.add_computation(side);
+    assert_eq!(module.computation(id).name, "e.1");
+    assert_eq!(module.computations().len(), 2);
+    let computation = module.computation_mut(entry);
+    let made = computation.insert_before(n, Instruction::new("m", Opcode::Copy, shape), &[]);
+    assert_eq!(computation.instruction(made).name(), "m.1");
 }
 
 /// Typed views of dimension numbers, and setters that write attributes as XLA prints them,
@@ -225,7 +386,10 @@ fn verify_names_what_the_api_let_through() {
     let entry = module.entry;
     let c = module.computation_mut(entry);
     let n = c.find("n").unwrap();
-    c.rename(n, "r".to_string());
+    // A rename refuses the name; pushing an instruction keeps the name it is given.
+    assert!(c.rename(n, "r").is_err());
+    let shape = c.instruction(n).shape.clone();
+    c.push(Instruction::new("r", Opcode::Negate, shape), &[n]);
     let found = errors(&module);
     assert!(
         found

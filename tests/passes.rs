@@ -353,7 +353,7 @@ fn dce_keeps_computations_named_in_unknown_attributes() {
     let report = run("dce", &mut module, options).unwrap();
     assert!(report.changed);
     let names: Vec<&str> = module
-        .computations
+        .computations()
         .iter()
         .map(|c| c.name.as_str())
         .collect();

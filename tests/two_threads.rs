@@ -493,9 +493,9 @@ fn printing_on_two_threads_gives_what_one_gives() {
                 let two = hlo_layout::print::print_ir_module_on(&module, 0);
                 assert_eq!(one, two, "{} (assigned: {assigned})", path.display());
                 compared += 1;
-                in_place += usize::from(module.computations.iter().any(|c| c.in_place));
+                in_place += usize::from(module.computations().iter().any(|c| c.in_place));
                 let cut = module.balanced_cut();
-                cut_inside += usize::from(cut > 0 && cut < module.computations.len());
+                cut_inside += usize::from(cut > 0 && cut < module.computations().len());
             }
         }
     }

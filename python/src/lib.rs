@@ -134,7 +134,7 @@ impl Module {
         format!(
             "<hlo_layout.Module {:?}: {} computations>",
             self.module.name,
-            self.module.computations.len()
+            self.module.computations().len()
         )
     }
 

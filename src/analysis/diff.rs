@@ -460,7 +460,12 @@ impl Context<'_> {
         let (x, y) = (a.instruction(l), b.instruction(r));
         let mut fields = Vec::new();
         if !self.options.ignore_names {
-            push_field(&mut fields, "name", x.name.to_string(), y.name.to_string());
+            push_field(
+                &mut fields,
+                "name",
+                x.name().to_string(),
+                y.name().to_string(),
+            );
         }
         push_field(
             &mut fields,
@@ -476,10 +481,7 @@ impl Context<'_> {
         );
         push_field(&mut fields, "payload", payload(x), payload(y));
         let names = |c: &Computation, ids: &[InstrId]| -> String {
-            let names: Vec<&str> = ids
-                .iter()
-                .map(|&id| c.instruction(id).name.as_str())
-                .collect();
+            let names: Vec<&str> = ids.iter().map(|&id| c.instruction(id).name()).collect();
             format!("({})", names.join(", "))
         };
         let (left_operands, right_operands) = (a.operands(l), b.operands(r));
@@ -504,8 +506,8 @@ impl Context<'_> {
                 if *m != Some(ol) {
                     fields.push(FieldChange {
                         field: format!("operand {slot}"),
-                        left: a.instruction(ol).name.to_string(),
-                        right: b.instruction(or).name.to_string(),
+                        left: a.instruction(ol).name().to_string(),
+                        right: b.instruction(or).name().to_string(),
                     });
                 }
             }
@@ -551,7 +553,7 @@ impl Context<'_> {
         let mut m = Matching::default();
         if !self.options.ignore_names {
             for &r in b.order() {
-                if let Some(l) = a.find(&b.instruction(r).name) {
+                if let Some(l) = a.find(&b.instruction(r).name()) {
                     m.add(l, r);
                 }
             }

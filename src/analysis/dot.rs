@@ -45,7 +45,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
             Some(id) => module.computation(id),
             None => {
                 let names: Vec<&str> = module
-                    .computations
+                    .computations()
                     .iter()
                     .map(|c| c.name.as_str())
                     .collect();
@@ -66,7 +66,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
                 let names: Vec<&str> = computation
                     .order()
                     .iter()
-                    .map(|&id| computation.instruction(id).name.as_str())
+                    .map(|&id| computation.instruction(id).name())
                     .collect();
                 return Err(DotError::NoInstruction {
                     name: name.clone(),
@@ -112,7 +112,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
         if Some(id) == root {
             label.push_str("ROOT ");
         }
-        label.push_str(&instruction.name);
+        label.push_str(&instruction.name());
         label.push('\n');
         label.push_str(instruction.opcode.name());
         match &instruction.payload {

@@ -80,27 +80,27 @@ pub fn module_json(module: &Module) -> ModuleJson {
 /// The computations of [`module_json`], without printing the module.
 pub fn computations_json(module: &Module) -> Vec<ComputationJson> {
     module
-        .computations
+        .computations()
         .iter()
         .map(|computation| ComputationJson {
             name: computation.name.clone(),
             entry: computation.is_entry,
             root: computation
                 .root()
-                .map(|id| computation.instruction(id).name.to_string()),
+                .map(|id| computation.instruction(id).name().to_string()),
             instructions: computation
                 .order()
                 .iter()
                 .map(|&id| {
                     let instruction = computation.instruction(id);
                     InstructionJson {
-                        name: instruction.name.to_string(),
+                        name: instruction.name().to_string(),
                         opcode: instruction.opcode.name().to_string(),
                         shape: shape_json(&instruction.shape),
                         operands: computation
                             .operands(id)
                             .into_iter()
-                            .map(|o| computation.instruction(o).name.to_string())
+                            .map(|o| computation.instruction(o).name().to_string())
                             .collect(),
                         called: instruction
                             .called

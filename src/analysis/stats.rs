@@ -57,8 +57,8 @@ pub struct TypeCount {
 /// one, without tiles, so they pad nothing).
 pub fn module_stats(module: &Module) -> ModuleStats {
     let mut total = Accumulator::default();
-    let mut computations = Vec::with_capacity(module.computations.len());
-    for computation in &module.computations {
+    let mut computations = Vec::with_capacity(module.computations().len());
+    for computation in module.computations() {
         let mut own = Accumulator::default();
         own.add(computation);
         total.add(computation);

@@ -367,7 +367,7 @@ pub fn module_cost(module: &Module, target: &Target) -> ModuleCost {
                 .map(|memory| (memory.bytes(), memory.unpadded_bytes()))
         })
     };
-    for computation in &module.computations {
+    for computation in module.computations() {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if defines_buffer(computation, instruction) {
@@ -424,7 +424,7 @@ pub fn module_cost(module: &Module, target: &Target) -> ModuleCost {
 pub fn padding_bound(module: &Module, target: &Target) -> i64 {
     let mut memo: FxHashMap<ArrayShape, i64> = FxHashMap::default();
     let mut total = 0i64;
-    for computation in &module.computations {
+    for computation in module.computations() {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if !defines_buffer(computation, instruction) || instruction.opcode == Opcode::Copy {

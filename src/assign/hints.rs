@@ -39,7 +39,7 @@ pub(super) fn user_hints(
     let mut walk = Walk {
         module,
         hints: Hints::default(),
-        walked: vec![false; module.computations.len()],
+        walked: vec![false; module.computations().len()],
     };
     let computation = module.computation(entry);
     for (number, id) in computation.parameters() {

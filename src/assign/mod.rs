@@ -186,7 +186,7 @@ fn assign_once(
         loop_preferences: FxHashMap::default(),
         opaque_bitcasts: OpaqueBitcasts::default(),
         names: computation_names(module),
-        state: vec![State::Pending; module.computations.len()],
+        state: vec![State::Pending; module.computations().len()],
         report: AssignReport::default(),
         shapes: FxHashSet::default(),
         derived: FxHashMap::default(),
@@ -246,7 +246,7 @@ fn assign_once(
             computation.set_root(converted);
         }
     }
-    for computation in &mut module.computations {
+    for computation in module.computations_mut() {
         computation.restore_def_before_use();
     }
     update_entry_computation_layout(module, written);
@@ -258,8 +258,8 @@ fn assign_once(
 
 /// Computations by name; the first of a duplicated name wins, as in `find_computation`.
 fn computation_names(module: &Module) -> std::collections::HashMap<String, ComputationId> {
-    let mut names = std::collections::HashMap::with_capacity(module.computations.len());
-    for (id, computation) in module.computation_ids().zip(&module.computations) {
+    let mut names = std::collections::HashMap::with_capacity(module.computations().len());
+    for (id, computation) in module.computation_ids().zip(module.computations()) {
         names.entry(computation.name.clone()).or_insert(id);
     }
     names
@@ -1108,7 +1108,7 @@ impl Assigner<'_> {
 /// and shared as XLA's parser makes them (`t_1`, `t_1_0`), so that every operand's shape is
 /// its producer's: assignment reads and converts operands by their producers' shapes.
 fn materialize_tuple_paths(module: &mut Module) {
-    for computation in &mut module.computations {
+    for computation in module.computations_mut() {
         let users: Vec<InstrId> = computation
             .order()
             .iter()
@@ -1143,7 +1143,7 @@ fn materialize_tuple_paths(module: &mut Module) {
                         break;
                     };
                     let suffix: Vec<String> = prefix.iter().map(i64::to_string).collect();
-                    let name = format!("{}_{}", tuple_instruction.name, suffix.join("_"));
+                    let name = format!("{}_{}", tuple_instruction.name(), suffix.join("_"));
                     let mut gte = Instruction::new(name, Opcode::GetTupleElement, shape);
                     gte.style = computation.instruction(user).style;
                     gte.span = computation.instruction(user).span;
@@ -1169,7 +1169,7 @@ type OpaqueBitcasts = FxHashMap<(u32, InstrId), (Shape, Shape)>;
 /// that a module assignment fails on is left as it was.
 fn check_bitcasts(module: &Module, target: &Target) -> Result<OpaqueBitcasts, AssignError> {
     let mut opaque = OpaqueBitcasts::default();
-    for (computation_id, computation) in module.computation_ids().zip(&module.computations) {
+    for (computation_id, computation) in module.computation_ids().zip(module.computations()) {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if instruction.opcode != Opcode::Bitcast {
@@ -1204,7 +1204,7 @@ fn check_bitcasts(module: &Module, target: &Target) -> Result<OpaqueBitcasts, As
             } else {
                 return Err(AssignError::Bitcast {
                     computation: computation.name.clone(),
-                    instruction: instruction.name.to_string(),
+                    instruction: instruction.name().to_string(),
                     from: from.to_string(),
                     to: to.to_string(),
                     span: instruction.span,
@@ -1237,7 +1237,7 @@ fn is_type_reinterpretation(from: &ArrayShape, to: &ArrayShape) -> bool {
 /// layouts move no data.
 fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
     let ids: Vec<ComputationId> = module.computation_ids().collect();
-    for (computation_id, computation) in ids.into_iter().zip(&mut module.computations) {
+    for (computation_id, computation) in ids.into_iter().zip(module.computations_mut()) {
         let bitcasts: Vec<InstrId> = computation
             .order()
             .iter()
@@ -1324,7 +1324,7 @@ fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
                 }
             } else if value != operand {
                 // The steps before already give the result's dims in its logical order.
-                computation.replace_all_uses(id, value);
+                let _ = computation.replace_all_uses(id, value);
                 let _ = computation.remove(id);
             } else {
                 change_opcode(computation.instruction_mut(id), Opcode::Reshape);

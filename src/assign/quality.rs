@@ -165,7 +165,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
         let mine = ours.computation(mine);
         for &id in computation.order() {
             let instruction = computation.instruction(id);
-            let Some(other) = mine.find(&instruction.name) else {
+            let Some(other) = mine.find(&instruction.name()) else {
                 continue;
             };
             let other = mine.instruction(other);
@@ -184,7 +184,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
                 } else {
                     result.misses.push(Miss {
                         computation: computation.name.clone(),
-                        instruction: instruction.name.to_string(),
+                        instruction: instruction.name().to_string(),
                         rank: theirs.rank(),
                         xla: theirs_choice,
                         ours: ours_choice,
@@ -200,7 +200,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
 /// entry's parameters when `skip_parameters` (their layouts are given, not chosen).
 pub fn rank2_bytes(module: &Module, skip_parameters: bool) -> (i64, i64) {
     let (mut padded, mut logical) = (0i64, 0i64);
-    for computation in &module.computations {
+    for computation in module.computations() {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if !cost::defines_buffer(computation, instruction) {
@@ -226,7 +226,7 @@ pub fn rank2_bytes(module: &Module, skip_parameters: bool) -> (i64, i64) {
 /// The padded bytes of the rank >= 2 buffers, each at its own cheapest layout.
 pub fn rank2_bound(module: &Module, target: &Target) -> i64 {
     let mut total = 0;
-    for computation in &module.computations {
+    for computation in module.computations() {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             if !cost::defines_buffer(computation, instruction) {

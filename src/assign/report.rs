@@ -55,7 +55,7 @@ impl AssignReport {
     pub(super) fn measure(&mut self, module: &Module, target: &Target) {
         self.target = target.name().to_string();
         let mut padding = Padding::default();
-        for computation in &module.computations {
+        for computation in module.computations() {
             padding.add_computation(computation);
         }
         let padding = padding.finish(OFFENDERS);
@@ -192,7 +192,7 @@ impl<'a> Padding<'a> {
                     self.candidates.push((
                         padded - unpadded,
                         &computation.name,
-                        &instruction.name,
+                        &instruction.name(),
                         array,
                     ));
                 }

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use super::attrs::{DotDimensionNumbers, SliceConfig};
 use super::layout::Layout;
-use super::module::{Computation, InstrId, Instruction};
+use super::module::{Computation, EditError, InstrId, Instruction};
 use super::opcode::Opcode;
 use super::primitive::PrimitiveType;
 use super::shape::{ArrayShape, Dim, Shape};
@@ -61,7 +61,7 @@ impl New {
         };
         if let Some(problem) = problem {
             return Err(BuildError::Layout {
-                name: instruction.name.to_string(),
+                name: instruction.name().to_string(),
                 layout: layout.to_string(),
                 shape: instruction.shape.to_string(),
                 problem,
@@ -83,9 +83,14 @@ impl New {
 /// the builder read, or the new instruction whose layout was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum BuildError {
-    #[error("no instruction {id:?} in computation `{computation}`")]
+    /// An operand id that is another computation's, or whose instruction was removed.
+    #[error("{error}")]
     #[diagnostic(code(hlo::build::no_such_instruction))]
-    NoSuchInstruction { id: InstrId, computation: String },
+    NoSuchInstruction {
+        id: InstrId,
+        computation: String,
+        error: EditError,
+    },
     #[error("`{name}` in computation `{computation}` is not an array")]
     #[diagnostic(code(hlo::build::not_an_array))]
     NotAnArray { name: String, computation: String },
@@ -114,15 +119,16 @@ pub enum BuildError {
 fn array<'c>(computation: &'c Computation, id: InstrId) -> Result<&'c ArrayShape, BuildError> {
     let instruction = computation
         .get(id)
-        .ok_or_else(|| BuildError::NoSuchInstruction {
+        .map_err(|error| BuildError::NoSuchInstruction {
             id,
             computation: computation.name.clone(),
+            error,
         })?;
     instruction
         .shape
         .as_array()
         .ok_or_else(|| BuildError::NotAnArray {
-            name: instruction.name.to_string(),
+            name: instruction.name().to_string(),
             computation: computation.name.clone(),
         })
 }
@@ -136,8 +142,8 @@ fn inferred<T>(
     result.map_err(|error| {
         let names: Vec<String> = operands
             .iter()
-            .filter_map(|&id| computation.get(id))
-            .map(|instruction| format!("`{}`", instruction.name))
+            .filter_map(|&id| computation.get(id).ok())
+            .map(|instruction| format!("`{}`", instruction.name()))
             .collect();
         BuildError::Shape {
             error,
@@ -155,7 +161,7 @@ fn new(
     operands: &[InstrId],
 ) -> New {
     let mut instruction = Instruction::new(name, opcode, Arc::new(shape));
-    if let Some(first) = operands.first().and_then(|&o| computation.get(o)) {
+    if let Some(first) = operands.first().and_then(|&o| computation.get(o).ok()) {
         instruction.style = first.style;
     }
     New {

@@ -1,7 +1,12 @@
 //! The model: element types, shapes, layouts and the tiled-layout memory map.
 //!
 //! Architecture invariant: this module does no IO and never panics on values built through
-//! its public API; arithmetic on dims is checked and overflow is an error value.
+//! its public API; arithmetic on dims is checked and overflow is an error value. The one
+//! exception is an [`InstrId`] given to a computation it is not an id of (another
+//! computation's, or a removed instruction's): `Computation::get` and the editing methods
+//! return that as an [`EditError`], and the lookups that return no `Result`
+//! (`instruction`, `operands`, `users`...) panic with the same message, naming the
+//! computation, as indexing out of bounds does.
 
 pub mod attrs;
 pub mod bitcast;
@@ -17,7 +22,7 @@ pub mod target;
 pub mod tiling;
 
 pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
-pub use module::{Computation, ComputationId, InstrId, Instruction, Module};
+pub use module::{Computation, ComputationId, EditError, InstrId, Instruction, Module};
 pub use opcode::Opcode;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Dim, Shape};

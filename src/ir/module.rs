@@ -22,9 +22,124 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use crate::syntax::ast::Span;
 
-/// An instruction within its computation. Ids of removed instructions may be reused by
-/// later additions, so side tables must not outlive a removal.
-pub type InstrId = NodeIndex<u32>;
+/// An instruction of one computation: its graph index and the tag of the computation that
+/// made it. Every lookup compares the tag, so an id used in another computation is an error
+/// (or, from the methods that return no `Result`, a panic naming both) rather than whatever
+/// instruction has that index there. A clone of a computation, or of a module, gets new tags:
+/// it is edited apart from the original, so the original's ids are foreign to it, as an
+/// `HloInstruction*` of a cloned XLA computation is; carry an instruction over by name
+/// ([`Computation::find`]) or by position in [`Computation::order`]. Ids of removed
+/// instructions may be reused by later additions, so side tables must not outlive a
+/// removal.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct InstrId {
+    index: u32,
+    tag: u32,
+}
+
+impl InstrId {
+    /// The graph index: dense within its computation, for side tables indexed by it.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+
+    /// The petgraph node, for reading [`Computation::graph`] directly.
+    pub fn node(self) -> NodeIndex<u32> {
+        NodeIndex::new(self.index as usize)
+    }
+}
+
+// The index alone: ids of one computation differ in it, hashing stays one word as for a bare
+// index, and maps keyed by ids keep the iteration order they had before ids carried tags.
+impl std::hash::Hash for InstrId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.index.hash(state);
+    }
+}
+
+impl std::fmt::Debug for InstrId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InstrId({}@{})", self.index, self.tag)
+    }
+}
+
+/// `#7`: the index, which is what tells ids of one computation apart.
+impl std::fmt::Display for InstrId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.index)
+    }
+}
+
+/// A computation's tag, which its [`InstrId`]s carry. Tags come from one counter for the
+/// process, so two live computations share one only after 2^32 computations were made. A
+/// clone takes a new tag (see [`InstrId`]).
+#[derive(Debug)]
+struct Tag(u32);
+
+impl Tag {
+    fn fresh() -> Tag {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        Tag(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for Tag {
+    fn clone(&self) -> Tag {
+        Tag::fresh()
+    }
+}
+
+/// The names of every instruction of a module, shared by its computations, so that a name
+/// one of them makes up is new in all of them, as XLA's module-wide `NameUniquer` keeps it.
+/// Only hashes are kept: a hash that two names share makes a made-up name skip one that was
+/// free, which costs nothing, and keeps the table a word or two per instruction.
+#[derive(Debug, Default)]
+struct ModuleNames {
+    /// How many instructions of the module have a name of this hash.
+    hashes: rustc_hash::FxHashMap<u64, u32>,
+    /// Next suffix to try per name stem, module-wide.
+    next_suffix: rustc_hash::FxHashMap<String, u64>,
+}
+
+impl ModuleNames {
+    fn add(&mut self, hash: u64) {
+        *self.hashes.entry(hash).or_insert(0) += 1;
+    }
+
+    fn remove(&mut self, hash: u64) {
+        if let std::collections::hash_map::Entry::Occupied(mut count) = self.hashes.entry(hash) {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
+            }
+        }
+    }
+
+    fn holds(&self, hash: u64) -> bool {
+        self.hashes.contains_key(&hash)
+    }
+}
+
+/// A computation's link to its module's [`ModuleNames`]; a clone is not in the module, so it
+/// has none (a module that takes it links it anew).
+#[derive(Debug, Default)]
+struct SharedNames(Option<Arc<std::sync::Mutex<ModuleNames>>>);
+
+impl Clone for SharedNames {
+    fn clone(&self) -> SharedNames {
+        SharedNames(None)
+    }
+}
+
+impl SharedNames {
+    fn with<R>(&self, f: impl FnOnce(&mut ModuleNames) -> R) -> Option<R> {
+        let shared = self.0.as_ref()?;
+        // A panic while the lock was held cannot leave the counts half updated: each update
+        // is one map operation.
+        let mut names = shared.lock().unwrap_or_else(|e| e.into_inner());
+        Some(f(&mut names))
+    }
+}
 
 /// A computation's index in [`Module::computations`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,8 +217,9 @@ impl Default for PrintStyle {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     /// Inline up to 24 bytes (nearly every name XLA prints): no allocation of its own, and a
-    /// name lookup reads the graph node alone.
-    pub name: CompactString,
+    /// name lookup reads the graph node alone. Private: the computation's name index and the
+    /// module's names follow it, so a name changes through [`Computation::rename`].
+    name: CompactString,
     pub opcode: Opcode,
     /// Shared: lowering gives every instruction written with the same shape text one
     /// allocation, and cloning a shape is a reference count. `Arc::make_mut` edits a copy
@@ -119,7 +235,9 @@ pub struct Instruction {
     /// `ThinVec`s (one pointer, no allocation when empty): most instructions have none or
     /// few, and a smaller instruction is a smaller graph.
     pub attributes: ThinVec<TextAttribute>,
-    /// Computations this instruction calls, resolved, in attribute order.
+    /// Computations this instruction calls, resolved, in attribute order. Public, as no
+    /// index follows it; it must agree with the attribute text that names the callees,
+    /// which the verifier checks, and [`Module::retain_computations`] renumbers it.
     pub called: ThinVec<ComputationId>,
     /// Compact tuple-element operands `%t#1#0`: operand slot and index path.
     pub tuple_paths: ThinVec<(u32, Vec<i64>)>,
@@ -148,6 +266,17 @@ impl Instruction {
             percent_exceptions: ThinVec::new(),
             span: Span::default(),
         }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The same instruction named `name`, for one not yet in a computation; one that is
+    /// changes its name with [`Computation::rename`].
+    pub fn with_name(mut self, name: impl Into<CompactString>) -> Instruction {
+        self.name = name.into();
+        self
     }
 
     /// The canonical text of attribute `name`, if present.
@@ -318,10 +447,19 @@ impl Instruction {
     }
 }
 
+/// A petgraph node index: what the graph, the order list and the name index hold. An
+/// [`InstrId`] is one with its computation's tag.
+type Node = NodeIndex<u32>;
+
 /// One computation: a graph of instructions, their print order and the root.
+///
+/// `name` and the flags below are public: no index of the module follows them. A caller's
+/// attribute text names its callees, though, so renaming a called computation means writing
+/// its callers' attributes too; the verifier reports a callee name that names nothing.
 #[derive(Clone, Debug)]
 pub struct Computation {
     pub name: String,
+    /// Agrees with [`Module::entry`]; lowering and printing read it.
     pub is_entry: bool,
     /// The text marked it `ENTRY` (a module without one takes its last computation).
     pub entry_written: bool,
@@ -339,29 +477,50 @@ pub struct Computation {
     /// (`calls=\n  { ... }`); it prints there, not at the top level.
     pub in_place: bool,
     pub span: Span,
+    /// What this computation's ids carry; a clone takes a new one.
+    tag: Tag,
     graph: StableDiGraph<Instruction, u32, u32>,
     /// The print order: a doubly linked list through `links`, so that inserting and
     /// removing are O(1) however large the computation.
     order: OrderList,
-    root: Option<InstrId>,
+    root: Option<Node>,
     /// Name -> instruction, kept by every method that adds, removes or renames. The table
-    /// holds only ids and hashes the names the graph holds, so no name is stored twice.
-    names: hashbrown::HashTable<InstrId>,
+    /// holds only node indices and hashes the names the graph holds, so no name is stored
+    /// twice.
+    names: hashbrown::HashTable<Node>,
     /// Next suffix to try per name stem, so that making names unique stays O(1).
     next_suffix: rustc_hash::FxHashMap<String, u64>,
+    /// The module's names, once the module has handed this computation out for editing.
+    module_names: SharedNames,
 }
 
-/// Why a mutation was refused.
+/// Why a lookup or a mutation was refused. Each names the computation, and the instruction
+/// where there is one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
-    #[error("`{name}` still has users and cannot be removed")]
-    HasUsers { name: String },
-    #[error("the root cannot be removed; set another root first")]
-    RemovingRoot,
-    #[error("instruction has no operand slot {slot}")]
-    NoSuchSlot { slot: u32 },
-    #[error("no such instruction")]
-    NoSuchInstruction,
+    #[error("`{name}` in computation `{computation}` still has users and cannot be removed")]
+    HasUsers { name: String, computation: String },
+    #[error("`{name}` is the root of computation `{computation}` and cannot be removed; set another root first")]
+    RemovingRoot { name: String, computation: String },
+    #[error("`{name}` in computation `{computation}` has no operand slot {slot}")]
+    NoSuchSlot {
+        name: String,
+        computation: String,
+        slot: u32,
+    },
+    /// The id is this computation's, but its instruction was removed.
+    #[error("instruction {id} was removed from computation `{computation}`")]
+    Removed { id: InstrId, computation: String },
+    /// The id is another computation's (or a clone's: see [`InstrId`]).
+    #[error("instruction {id} is not one of computation `{computation}`: the id is another computation's")]
+    Foreign { id: InstrId, computation: String },
+    /// A rename to a name the computation, or another computation of its module, already has.
+    #[error("cannot rename `{name}` in computation `{computation}` to `{taken}`: the module already has an instruction of that name")]
+    NameTaken {
+        name: String,
+        taken: String,
+        computation: String,
+    },
 }
 
 impl Computation {
@@ -377,11 +536,13 @@ impl Computation {
             attributes: Vec::new(),
             in_place: false,
             span: Span::default(),
+            tag: Tag::fresh(),
             graph: StableDiGraph::default(),
             order: OrderList::default(),
             root: None,
             names: hashbrown::HashTable::new(),
             next_suffix: rustc_hash::FxHashMap::default(),
+            module_names: SharedNames::default(),
         }
     }
 
@@ -401,16 +562,94 @@ impl Computation {
             .reserve(instructions, |&id| name_hash(&graph[id].name));
     }
 
+    /// The id of graph node `node`.
+    fn id(&self, node: Node) -> InstrId {
+        InstrId {
+            index: node.index() as u32,
+            tag: self.tag.0,
+        }
+    }
+
+    /// The id of graph node `node` of [`Computation::graph`], if it holds an instruction.
+    pub fn id_of(&self, node: NodeIndex<u32>) -> Option<InstrId> {
+        self.graph.contains_node(node).then(|| self.id(node))
+    }
+
+    /// The node `id` names, or why it names none here.
+    fn checked(&self, id: InstrId) -> Result<Node, EditError> {
+        if id.tag != self.tag.0 {
+            return Err(EditError::Foreign {
+                id,
+                computation: self.name.clone(),
+            });
+        }
+        let node = id.node();
+        if !self.graph.contains_node(node) {
+            return Err(EditError::Removed {
+                id,
+                computation: self.name.clone(),
+            });
+        }
+        Ok(node)
+    }
+
+    /// The node `id` names; panics, naming the computation, when it names none here.
+    #[track_caller]
+    fn node(&self, id: InstrId) -> Node {
+        match self.checked(id) {
+            Ok(node) => node,
+            Err(error) => invalid_id(error),
+        }
+    }
+
+    /// The instruction `id` names. Panics when `id` is another computation's or was removed,
+    /// with a message that says which and names this computation; [`Computation::get`] is
+    /// the lookup for an id that may be either.
+    #[track_caller]
     pub fn instruction(&self, id: InstrId) -> &Instruction {
-        &self.graph[id]
+        if id.tag == self.tag.0 {
+            if let Some(instruction) = self.graph.node_weight(id.node()) {
+                return instruction;
+            }
+        }
+        self.invalid(id)
     }
 
+    /// [`Computation::instruction`], to edit. The name is not editable here (it is
+    /// private; see [`Computation::rename`]); replacing the whole instruction
+    /// (`*c.instruction_mut(id) = other`) must keep its name, or the name index goes stale.
+    #[track_caller]
     pub fn instruction_mut(&mut self, id: InstrId) -> &mut Instruction {
-        &mut self.graph[id]
+        if id.tag == self.tag.0 && self.graph.contains_node(id.node()) {
+            return &mut self.graph[id.node()];
+        }
+        self.invalid(id)
     }
 
-    pub fn get(&self, id: InstrId) -> Option<&Instruction> {
-        self.graph.node_weight(id)
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn invalid(&self, id: InstrId) -> ! {
+        match self.checked(id) {
+            Err(error) => invalid_id(error),
+            Ok(_) => unreachable!("{id:?} is valid in `{}`", self.name),
+        }
+    }
+
+    /// The instruction `id` names, or an error that names this computation and says whether
+    /// the id is another computation's or its instruction was removed.
+    pub fn get(&self, id: InstrId) -> Result<&Instruction, EditError> {
+        self.checked(id).map(|node| &self.graph[node])
+    }
+
+    /// [`Computation::get`], to edit; see [`Computation::instruction_mut`].
+    pub fn get_mut(&mut self, id: InstrId) -> Result<&mut Instruction, EditError> {
+        self.checked(id).map(|node| &mut self.graph[node])
+    }
+
+    /// Whether `id` is one of this computation's and its instruction is still there.
+    pub fn contains(&self, id: InstrId) -> bool {
+        self.checked(id).is_ok()
     }
 
     pub fn len(&self) -> usize {
@@ -421,29 +660,37 @@ impl Computation {
         self.order.len == 0
     }
 
+    /// One more than the largest index of an instruction here: the length of a side table
+    /// indexed by [`InstrId::index`].
+    pub fn index_bound(&self) -> usize {
+        self.graph.node_bound()
+    }
+
     /// Instructions in print order (the text's order, with additions placed before their
     /// first user). The slice is built once after a batch of edits, in one pass.
     pub fn order(&self) -> &[InstrId] {
-        self.order.slice()
+        self.order.slice(self.tag.0)
     }
 
     /// The last instruction in print order, without building [`Computation::order`].
     pub fn last_in_order(&self) -> Option<InstrId> {
-        (self.order.len > 0).then(|| InstrId::new(self.order.tail as usize))
+        (self.order.len > 0).then(|| self.id(Node::new(self.order.tail as usize)))
     }
 
     /// Whether `a` comes before `b` in print order, in O(1).
+    #[track_caller]
     pub fn precedes(&self, a: InstrId, b: InstrId) -> bool {
-        self.order.label(a) < self.order.label(b)
+        self.order.label(self.node(a)) < self.order.label(self.node(b))
     }
 
     pub fn root(&self) -> Option<InstrId> {
-        self.root
+        self.root.map(|node| self.id(node))
     }
 
     /// Makes `id` the root; it prints with `ROOT`.
+    #[track_caller]
     pub fn set_root(&mut self, id: InstrId) {
-        self.root = Some(id);
+        self.root = Some(self.node(id));
         self.root_written = true;
     }
 
@@ -451,54 +698,83 @@ impl Computation {
         let graph = &self.graph;
         self.names
             .find(name_hash(name), |&other| graph[other].name == name)
-            .copied()
+            .map(|&node| self.id(node))
     }
 
-    /// Makes `find` answer `id` for its name; with `replace` false, an instruction already
-    /// holding the name keeps it.
-    fn index_name(&mut self, id: InstrId, replace: bool) {
+    /// Makes `find` answer `node` for its name; with `replace` false, an instruction already
+    /// holding the name keeps it. The module's names count it either way.
+    fn index_name(&mut self, node: Node, replace: bool) {
         let graph = &self.graph;
-        let name = &graph[id].name;
+        let name = &graph[node].name;
         let hash = name_hash(name);
+        self.module_names.with(|names| names.add(hash));
         match self
             .names
             .find_entry(hash, |&other| graph[other].name == *name)
         {
-            Ok(mut entry) if replace => *entry.get_mut() = id,
+            Ok(mut entry) if replace => *entry.get_mut() = node,
             Ok(_) => {}
             Err(_) => {
                 self.names
-                    .insert_unique(hash, id, |&other| name_hash(&graph[other].name));
+                    .insert_unique(hash, node, |&other| name_hash(&graph[other].name));
             }
         }
     }
 
-    /// Forgets `id`'s name, if the index points at `id`.
-    fn unindex_name(&mut self, id: InstrId) {
-        let hash = name_hash(&self.graph[id].name);
-        if let Ok(entry) = self.names.find_entry(hash, |&other| other == id) {
+    /// Forgets `node`'s name, if the index points at `node`, and counts it out of the
+    /// module's names.
+    fn unindex_name(&mut self, node: Node) {
+        let hash = name_hash(&self.graph[node].name);
+        self.module_names.with(|names| names.remove(hash));
+        if let Ok(entry) = self.names.find_entry(hash, |&other| other == node) {
             entry.remove();
         }
     }
 
-    /// Renames an instruction; use this rather than assigning `name`, which would leave the
-    /// name index stale.
-    pub fn rename(&mut self, id: InstrId, name: String) {
-        if self.graph.node_weight(id).is_some() {
-            self.unindex_name(id);
-            self.graph[id].name = name.into();
-            self.index_name(id, true);
+    /// Whether an instruction here, or in another computation of the module, is named
+    /// `name`.
+    fn name_taken(&self, name: &str) -> bool {
+        self.find(name).is_some()
+            || self
+                .module_names
+                .with(|names| names.holds(name_hash(name)))
+                .unwrap_or(false)
+    }
+
+    /// Renames an instruction (XLA's `SetAndSanitizeName`), keeping the name index and the
+    /// module's names in step. A name another instruction of the module has is refused, as
+    /// XLA keeps names unique across a module; renaming to its own name changes nothing.
+    pub fn rename(&mut self, id: InstrId, name: &str) -> Result<(), EditError> {
+        let node = self.checked(id)?;
+        if self.graph[node].name == name {
+            return Ok(());
         }
+        if self.name_taken(name) {
+            return Err(EditError::NameTaken {
+                name: self.graph[node].name.to_string(),
+                taken: name.to_string(),
+                computation: self.name.clone(),
+            });
+        }
+        self.unindex_name(node);
+        self.graph[node].name = name.into();
+        self.index_name(node, true);
+        Ok(())
     }
 
     /// Operands in slot order.
+    #[track_caller]
     pub fn operands(&self, id: InstrId) -> Vec<InstrId> {
+        let node = self.node(id);
         // Slots are `0..n` once each (the invariant), so each operand goes straight to its
         // place in one walk of the edges; only a graph that breaks the invariant (being
         // built, or for the verifier to report) needs sorting. Edges are listed newest
         // first, so the first one seen usually sizes the list at once.
-        let unset = NodeIndex::end();
-        let edges = || self.graph.edges_directed(id, Direction::Incoming);
+        let unset = InstrId {
+            index: u32::MAX,
+            tag: self.tag.0,
+        };
+        let edges = || self.graph.edges_directed(node, Direction::Incoming);
         let mut operands: Vec<InstrId> = Vec::new();
         let mut count = 0;
         let mut in_place = true;
@@ -517,43 +793,54 @@ impl Computation {
                 in_place = false;
                 break;
             }
-            operands[slot] = edge.source();
+            operands[slot] = self.id(edge.source());
         }
         // Distinct slots as many as the edges, all below their number: exactly `0..n`.
         if in_place && count == operands.len() {
             return operands;
         }
-        let mut sorted: Vec<(u32, InstrId)> = edges().map(|e| (*e.weight(), e.source())).collect();
+        let mut sorted: Vec<(u32, InstrId)> = edges()
+            .map(|e| (*e.weight(), self.id(e.source())))
+            .collect();
         sorted.sort_unstable_by_key(|(slot, _)| *slot);
         sorted.into_iter().map(|(_, source)| source).collect()
     }
 
+    #[track_caller]
     pub fn operand_count(&self, id: InstrId) -> usize {
-        self.graph.edges_directed(id, Direction::Incoming).count()
+        self.graph
+            .edges_directed(self.node(id), Direction::Incoming)
+            .count()
     }
 
     /// Every use of `id`: the user and the operand slot, ordered by the user's print
     /// position, then slot, so the answer is deterministic.
+    #[track_caller]
     pub fn users(&self, id: InstrId) -> Vec<(InstrId, u32)> {
-        let mut uses: Vec<(InstrId, u32)> = self
+        let mut uses: Vec<(Node, u32)> = self
             .graph
-            .edges_directed(id, Direction::Outgoing)
+            .edges_directed(self.node(id), Direction::Outgoing)
             .map(|e| (e.target(), *e.weight()))
             .collect();
         uses.sort_unstable_by_key(|&(user, slot)| (self.order.label(user), slot));
-        uses
+        uses.into_iter()
+            .map(|(user, slot)| (self.id(user), slot))
+            .collect()
     }
 
+    #[track_caller]
     pub fn has_users(&self, id: InstrId) -> bool {
         self.graph
-            .edges_directed(id, Direction::Outgoing)
+            .edges_directed(self.node(id), Direction::Outgoing)
             .next()
             .is_some()
     }
 
-    /// A name not used in this computation, derived from `base` as XLA does (`base.1`, ...).
+    /// A name used by no instruction of this computation, nor, once the module has handed
+    /// it out for editing, of any other computation of the module, derived from `base` as
+    /// XLA's `NameUniquer` does (`base.1`, ...).
     pub fn unique_name(&mut self, base: &str) -> String {
-        if self.find(base).is_none() {
+        if !self.name_taken(base) {
             return base.to_string();
         }
         let stem = match base.rsplit_once('.') {
@@ -564,32 +851,56 @@ impl Computation {
             }
             _ => base,
         };
-        let mut n = self.next_suffix.get(stem).copied().unwrap_or(1);
+        let next = |suffixes: &rustc_hash::FxHashMap<String, u64>| {
+            suffixes.get(stem).copied().unwrap_or(1)
+        };
+        let mut n = self
+            .module_names
+            .with(|names| next(&names.next_suffix))
+            .unwrap_or_else(|| next(&self.next_suffix));
         let name = loop {
             let candidate = format!("{stem}.{n}");
             n += 1;
-            if self.find(&candidate).is_none() {
+            if !self.name_taken(&candidate) {
                 break candidate;
             }
         };
-        self.next_suffix.insert(stem.to_string(), n);
+        let stem = stem.to_string();
+        if self
+            .module_names
+            .with(|names| names.next_suffix.insert(stem.clone(), n))
+            .is_none()
+        {
+            self.next_suffix.insert(stem, n);
+        }
         name
     }
 
-    /// Appends an instruction with its operands at the end of the print order.
-    pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
-        let id = self.graph.add_node(instruction);
-        self.index_name(id, false);
+    /// Adds edges from `operands`, in slot order, to `user`.
+    #[track_caller]
+    fn add_operands(&mut self, user: Node, operands: &[InstrId]) {
         for (slot, &operand) in operands.iter().enumerate() {
-            self.graph.add_edge(operand, id, slot as u32);
+            let operand = self.node(operand);
+            self.graph.add_edge(operand, user, slot as u32);
         }
-        self.order.push_back(id);
-        id
+    }
+
+    /// Appends an instruction with its operands at the end of the print order, with the
+    /// name and style it has (lowering reads names as written; see
+    /// [`Computation::insert_before`] for one made up by a pass).
+    #[track_caller]
+    pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
+        let node = self.graph.add_node(instruction);
+        self.index_name(node, false);
+        self.add_operands(node, operands);
+        self.order.push_back(node);
+        self.id(node)
     }
 
     /// [`Computation::push`] for an instruction whose name must be new: the instruction
     /// already holding that name when there is one (and nothing is added), hashing the name
     /// once for the lookup and the index both.
+    #[track_caller]
     pub fn push_if_new(
         &mut self,
         instruction: Instruction,
@@ -602,43 +913,61 @@ impl Computation {
             |&other| graph[other].name == instruction.name,
             |&other| name_hash(&graph[other].name),
         ) {
-            hashbrown::hash_table::Entry::Occupied(first) => return Err(*first.get()),
+            hashbrown::hash_table::Entry::Occupied(first) => {
+                let node = *first.get();
+                return Err(self.id(node));
+            }
             hashbrown::hash_table::Entry::Vacant(vacant) => vacant,
         };
-        let id = self.graph.add_node(instruction);
-        vacant.insert(id);
-        for (slot, &operand) in operands.iter().enumerate() {
-            self.graph.add_edge(operand, id, slot as u32);
-        }
-        self.order.push_back(id);
-        Ok(id)
+        let node = self.graph.add_node(instruction);
+        vacant.insert(node);
+        self.module_names.with(|names| names.add(hash));
+        self.add_operands(node, operands);
+        self.order.push_back(node);
+        Ok(self.id(node))
     }
 
-    /// Adds an instruction placed just before `before` in print order; its name is made
-    /// unique in this computation.
+    /// Adds an instruction placed just before `before` in print order (XLA's
+    /// `AddInstruction`). Its name is made unique in the module (see
+    /// [`Computation::unique_name`]). One with the style [`Instruction::new`] gives (the
+    /// default) prints as its neighbours do: with or without `%` as its first operand (or,
+    /// with none, `before`), with operand shapes or not as `before`; a style set by a
+    /// builder or by hand is kept. Panics, naming the computation, when `before` or an
+    /// operand is another computation's or was removed.
+    #[track_caller]
     pub fn insert_before(
         &mut self,
         before: InstrId,
         mut instruction: Instruction,
         operands: &[InstrId],
     ) -> InstrId {
+        let before = self.node(before);
+        for &operand in operands {
+            self.node(operand);
+        }
         instruction.name = self.unique_name(&instruction.name).into();
-        let id = self.graph.add_node(instruction);
-        self.index_name(id, true);
-        for (slot, &operand) in operands.iter().enumerate() {
-            self.graph.add_edge(operand, id, slot as u32);
+        if instruction.style == PrintStyle::default() {
+            // A default `%` among plain lines would print a module in two styles.
+            let neighbour = operands.first().map_or(before, |o| o.node());
+            let percent = self.graph[neighbour].style;
+            instruction.style = PrintStyle {
+                percent: percent.percent,
+                operand_percent: percent.operand_percent,
+                operand_shapes: self.graph[before].style.operand_shapes,
+            };
         }
-        if self.graph.node_weight(before).is_some() && before != id {
-            self.order.insert_before(before, id);
-        } else {
-            self.order.push_back(id);
-        }
-        id
+        let node = self.graph.add_node(instruction);
+        self.index_name(node, true);
+        self.add_operands(node, operands);
+        self.order.insert_before(before, node);
+        self.id(node)
     }
 
     /// Adds `operand` at `slot` of `user`, for builders that wire operands after creating
     /// instructions. Keeping slots dense is the caller's duty; the verifier checks it.
+    #[track_caller]
     pub fn add_operand_edge(&mut self, operand: InstrId, user: InstrId, slot: u32) {
+        let (operand, user) = (self.node(operand), self.node(user));
         self.graph.add_edge(operand, user, slot);
     }
 
@@ -661,10 +990,10 @@ impl Computation {
         }
         petgraph::algo::toposort(&self.graph, None)
             .err()
-            .map(|cycle| cycle.node_id())
+            .map(|cycle| self.id(cycle.node_id()))
     }
 
-    fn operand_edge(&self, user: InstrId, slot: u32) -> Option<EdgeIndex<u32>> {
+    fn operand_edge(&self, user: Node, slot: u32) -> Option<EdgeIndex<u32>> {
         self.graph
             .edges_directed(user, Direction::Incoming)
             .find(|e| *e.weight() == slot)
@@ -678,30 +1007,39 @@ impl Computation {
         slot: u32,
         new: InstrId,
     ) -> Result<(), EditError> {
+        let (user, new) = (self.checked(user)?, self.checked(new)?);
         let edge = self
             .operand_edge(user, slot)
-            .ok_or(EditError::NoSuchSlot { slot })?;
+            .ok_or_else(|| EditError::NoSuchSlot {
+                name: self.graph[user].name.to_string(),
+                computation: self.name.clone(),
+                slot,
+            })?;
         self.graph.remove_edge(edge);
         self.graph.add_edge(new, user, slot);
         Ok(())
     }
 
     /// Points every use of `old` at `new`, slot by slot; the root moves too.
-    pub fn replace_all_uses(&mut self, old: InstrId, new: InstrId) {
+    pub fn replace_all_uses(&mut self, old: InstrId, new: InstrId) -> Result<(), EditError> {
+        let (old_node, new_node) = (self.checked(old)?, self.checked(new)?);
         for (user, slot) in self.users(old) {
             if user != new {
-                let _ = self.replace_operand(user, slot, new);
+                self.replace_operand(user, slot, new)?;
             }
         }
-        if self.root == Some(old) {
-            self.root = Some(new);
+        if self.root == Some(old_node) {
+            self.root = Some(new_node);
         }
+        Ok(())
     }
 
     /// The instructions `id` must run after (its `control-predecessors`), in written order;
-    /// a name that names nothing here is left out (the verifier reports it).
+    /// a name that names nothing here is left out (the verifier reports it), and so is an
+    /// id that names nothing here.
     pub fn control_predecessors(&self, id: InstrId) -> Vec<InstrId> {
         self.get(id)
+            .ok()
             .and_then(|i| i.attribute("control-predecessors"))
             .map(|text| {
                 crate::ir::attrs::name_list(text)
@@ -728,18 +1066,18 @@ impl Computation {
         id: InstrId,
         predecessors: &[InstrId],
     ) -> Result<(), EditError> {
-        self.get(id).ok_or(EditError::NoSuchInstruction)?;
+        let node = self.checked(id)?;
+        let percent = if self.graph[node].style.percent {
+            "%"
+        } else {
+            ""
+        };
         let mut names = Vec::with_capacity(predecessors.len());
         for &predecessor in predecessors {
-            let instruction = self.get(predecessor).ok_or(EditError::NoSuchInstruction)?;
-            let percent = if self.graph[id].style.percent {
-                "%"
-            } else {
-                ""
-            };
+            let instruction = self.get(predecessor)?;
             names.push(format!("{percent}{}", instruction.name));
         }
-        let attributes = &mut self.graph[id].attributes;
+        let attributes = &mut self.graph[node].attributes;
         if names.is_empty() {
             attributes.retain(|a| &*a.name != "control-predecessors");
         } else {
@@ -759,6 +1097,7 @@ impl Computation {
         before: InstrId,
         after: InstrId,
     ) -> Result<(), EditError> {
+        self.checked(before)?;
         let mut predecessors = self.control_predecessors(after);
         if !predecessors.contains(&before) {
             predecessors.push(before);
@@ -772,6 +1111,7 @@ impl Computation {
         before: InstrId,
         after: InstrId,
     ) -> Result<(), EditError> {
+        self.checked(before)?;
         let mut predecessors = self.control_predecessors(after);
         predecessors.retain(|&p| p != before);
         self.set_control_predecessors(after, &predecessors)
@@ -784,15 +1124,14 @@ impl Computation {
     /// `old`, or it could not be removed. Control dependencies are attribute text, so finding
     /// `old`'s successors walks the computation once.
     pub fn replace_instruction(&mut self, old: InstrId, new: InstrId) -> Result<(), EditError> {
-        self.get(old).ok_or(EditError::NoSuchInstruction)?;
-        self.get(new).ok_or(EditError::NoSuchInstruction)?;
+        let (old_node, new_node) = (self.checked(old)?, self.checked(new)?);
         if old == new {
             return Ok(());
         }
         for name in ["metadata", "sharding", "frontend_attributes"] {
-            let inherited = self.graph[old].attribute(name).map(str::to_string);
-            if let (Some(value), None) = (inherited, self.graph[new].attribute(name)) {
-                self.graph[new].set_attribute(name, &value);
+            let inherited = self.graph[old_node].attribute(name).map(str::to_string);
+            if let (Some(value), None) = (inherited, self.graph[new_node].attribute(name)) {
+                self.graph[new_node].set_attribute(name, &value);
             }
         }
         let mut predecessors = self.control_predecessors(new);
@@ -808,24 +1147,25 @@ impl Computation {
                 self.add_control_dependency(new, successor)?;
             }
         }
-        self.replace_all_uses(old, new);
+        self.replace_all_uses(old, new)?;
         self.remove_with_unused_operands(old)
     }
 
     /// XLA's `ReplaceWithNewInstruction`: adds `instruction` with `operands` just before
     /// `old` and replaces `old` with it ([`Computation::replace_instruction`]). It prints as
-    /// `old` did (with or without `%`, operand shapes or not).
+    /// `old` did (with or without `%`, operand shapes or not), and its name is made unique
+    /// in the module.
     pub fn replace_with_new(
         &mut self,
         old: InstrId,
         mut instruction: Instruction,
         operands: &[InstrId],
     ) -> Result<InstrId, EditError> {
-        let style = self.get(old).ok_or(EditError::NoSuchInstruction)?.style;
-        if operands.iter().any(|&o| self.get(o).is_none()) {
-            return Err(EditError::NoSuchInstruction);
+        let old_node = self.checked(old)?;
+        for &operand in operands {
+            self.checked(operand)?;
         }
-        instruction.style = style;
+        instruction.style = self.graph[old_node].style;
         let new = self.insert_before(old, instruction, operands);
         self.replace_instruction(old, new)?;
         Ok(new)
@@ -835,6 +1175,7 @@ impl Computation {
     /// the root, not one with control dependencies), as XLA's
     /// `RemoveInstructionAndUnusedOperands` does.
     pub fn remove_with_unused_operands(&mut self, id: InstrId) -> Result<(), EditError> {
+        self.checked(id)?;
         // Every instruction some other names as a control predecessor, found in one walk.
         let mut named: rustc_hash::FxHashSet<InstrId> = Default::default();
         for &other in self.order() {
@@ -843,12 +1184,13 @@ impl Computation {
         let mut stack = vec![id];
         let mut first = true;
         while let Some(next) = stack.pop() {
-            let Some(instruction) = self.get(next) else {
+            let Ok(node) = self.checked(next) else {
                 continue;
             };
+            let instruction = &self.graph[node];
             let removable = first
                 || (!self.has_users(next)
-                    && self.root != Some(next)
+                    && self.root != Some(node)
                     && instruction.opcode != Opcode::Parameter
                     && instruction.attribute("control-predecessors").is_none()
                     && !named.contains(&next));
@@ -865,29 +1207,32 @@ impl Computation {
 
     /// Removes an instruction that has no users and is not the root.
     pub fn remove(&mut self, id: InstrId) -> Result<Instruction, EditError> {
-        if self.root == Some(id) {
-            return Err(EditError::RemovingRoot);
-        }
-        let instruction = self
-            .graph
-            .node_weight(id)
-            .ok_or(EditError::NoSuchInstruction)?;
-        if self.has_users(id) {
-            return Err(EditError::HasUsers {
-                name: instruction.name.to_string(),
+        let node = self.checked(id)?;
+        let name = || self.graph[node].name.to_string();
+        if self.root == Some(node) {
+            return Err(EditError::RemovingRoot {
+                name: name(),
+                computation: self.name.clone(),
             });
         }
-        self.unindex_name(id);
-        self.order.unlink(id);
-        self.graph
-            .remove_node(id)
-            .ok_or(EditError::NoSuchInstruction)
+        if self.has_users(id) {
+            return Err(EditError::HasUsers {
+                name: name(),
+                computation: self.name.clone(),
+            });
+        }
+        self.unindex_name(node);
+        self.order.unlink(node);
+        self.graph.remove_node(node).ok_or(EditError::Removed {
+            id,
+            computation: self.name.clone(),
+        })
     }
 
     /// Instructions reachable from the root, operands before users (slot order), as XLA's
     /// post-order visits them; unreachable instructions are not included.
     pub fn post_order(&self) -> Vec<InstrId> {
-        let Some(root) = self.root else {
+        let Some(root) = self.root() else {
             return Vec::new();
         };
         let mut visited = vec![false; self.graph.node_bound()];
@@ -925,12 +1270,12 @@ impl Computation {
         // lowering reports; here it must only not loop forever.
         let mut entered = vec![false; self.graph.node_bound()];
         let mut out = Vec::with_capacity(order.len);
-        for &id in order.slice() {
+        for &id in order.slice(self.tag.0) {
             let mut stack = vec![(id, false)];
             while let Some((node, expanded)) = stack.pop() {
                 if expanded {
                     if !std::mem::replace(&mut placed[node.index()], true) {
-                        out.push(node);
+                        out.push(node.node());
                     }
                     continue;
                 }
@@ -939,7 +1284,7 @@ impl Computation {
                 }
                 stack.push((node, true));
                 let mut operands = self.operands(node);
-                operands.sort_by_key(|&o| std::cmp::Reverse(order.label(o)));
+                operands.sort_by_key(|&o| std::cmp::Reverse(order.label(o.node())));
                 for operand in operands {
                     if !placed[operand.index()] {
                         stack.push((operand, false));
@@ -955,21 +1300,33 @@ impl Computation {
         let mut parameters: Vec<(i64, InstrId)> = self
             .order()
             .iter()
-            .filter_map(|&id| match self.graph[id].payload {
-                Payload::Parameter(n) if self.graph[id].opcode == Opcode::Parameter => {
-                    Some((n, id))
+            .filter_map(|&id| {
+                let instruction = &self.graph[id.node()];
+                match instruction.payload {
+                    Payload::Parameter(n) if instruction.opcode == Opcode::Parameter => {
+                        Some((n, id))
+                    }
+                    _ => None,
                 }
-                _ => None,
             })
             .collect();
         parameters.sort_unstable();
         parameters
     }
 
-    /// Direct graph access for analyses; mutation goes through the methods above.
+    /// Direct graph access for analyses; mutation goes through the methods above. Its node
+    /// indices are bare: [`Computation::id_of`] and [`InstrId::node`] convert.
     pub fn graph(&self) -> &StableDiGraph<Instruction, u32, u32> {
         &self.graph
     }
+}
+
+/// The panic of a lookup that has no `Result` to return the error in.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn invalid_id(error: EditError) -> ! {
+    panic!("{error}")
 }
 
 /// No instruction: the end of the print order list.
@@ -989,7 +1346,7 @@ struct Link {
 /// The print order as a doubly linked list over node indices with order labels (an
 /// order-maintenance list): insertion and removal are O(1), comparing positions is O(1), and
 /// the contiguous slice `order()` returns is rebuilt lazily, once per batch of edits.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct OrderList {
     /// Indexed by node index; entries of removed nodes are stale until reused.
     links: Vec<Link>,
@@ -1000,20 +1357,34 @@ struct OrderList {
     slice: std::sync::OnceLock<Vec<InstrId>>,
 }
 
+// Not derived: the slice holds ids with the computation's tag, and a clone has another tag.
+impl Clone for OrderList {
+    fn clone(&self) -> OrderList {
+        OrderList {
+            links: self.links.clone(),
+            head: self.head,
+            tail: self.tail,
+            len: self.len,
+            slice: std::sync::OnceLock::new(),
+        }
+    }
+}
+
 impl OrderList {
-    fn slice(&self) -> &[InstrId] {
+    /// The order as ids with tag `tag`, the computation's.
+    fn slice(&self, tag: u32) -> &[InstrId] {
         self.slice.get_or_init(|| {
             let mut out = Vec::with_capacity(self.len);
             let mut at = if self.len == 0 { NIL } else { self.head };
             while at != NIL {
-                out.push(InstrId::new(at as usize));
+                out.push(InstrId { index: at, tag });
                 at = self.links[at as usize].next;
             }
             out
         })
     }
 
-    fn label(&self, id: InstrId) -> u64 {
+    fn label(&self, id: Node) -> u64 {
         self.links.get(id.index()).map_or(u64::MAX, |l| l.label)
     }
 
@@ -1021,7 +1392,7 @@ impl OrderList {
         self.slice.take();
     }
 
-    fn slot(&mut self, id: InstrId) -> &mut Link {
+    fn slot(&mut self, id: Node) -> &mut Link {
         let index = id.index();
         if index >= self.links.len() {
             let blank = Link {
@@ -1034,7 +1405,7 @@ impl OrderList {
         &mut self.links[index]
     }
 
-    fn push_back(&mut self, id: InstrId) {
+    fn push_back(&mut self, id: Node) {
         self.edited();
         let index = id.index() as u32;
         let (prev, label) = if self.len == 0 {
@@ -1061,7 +1432,7 @@ impl OrderList {
     }
 
     /// Links `id` just before `before`, which must be in the list.
-    fn insert_before(&mut self, before: InstrId, id: InstrId) {
+    fn insert_before(&mut self, before: Node, id: Node) {
         self.edited();
         let (index, next) = (id.index() as u32, before.index() as u32);
         let prev = self.links[next as usize].prev;
@@ -1146,7 +1517,7 @@ impl OrderList {
         }
     }
 
-    fn unlink(&mut self, id: InstrId) {
+    fn unlink(&mut self, id: Node) {
         self.edited();
         let Link { prev, next, .. } = self.links[id.index()];
         match prev {
@@ -1161,7 +1532,7 @@ impl OrderList {
     }
 
     /// Replaces the whole order with `ids`.
-    fn rebuild(&mut self, ids: &[InstrId]) {
+    fn rebuild(&mut self, ids: &[Node]) {
         self.edited();
         self.len = 0;
         for &id in ids {
@@ -1186,20 +1557,155 @@ pub struct Module {
     pub attributes: Vec<TextAttribute>,
     /// The `FileNames`... `StackFrames` tables, printed verbatim (canonical text).
     pub tables: String,
-    /// In print order; a [`ComputationId`] indexes this.
-    pub computations: Vec<Computation>,
+    /// In print order; a [`ComputationId`] indexes this. Private: instructions' `called`
+    /// lists and `entry` hold those indices, and the module's names follow the instructions
+    /// of exactly these computations.
+    computations: Vec<Computation>,
+    /// Public, as lowering and passes read it everywhere: it must index
+    /// [`Module::computations`] ([`Module::computation`] panics on another id), and the
+    /// computation's `is_entry` goes with it.
     pub entry: ComputationId,
     /// The style passes give the instructions they create: that of the entry's root.
     pub style: PrintStyle,
+    /// The names of every instruction, counted on the first call that hands out a
+    /// computation to edit (parsing, printing and verifying never pay for it).
+    names: SharedNames,
 }
 
 impl Module {
+    /// A module of `computations` with entry `entry`, which must index them; no header
+    /// attributes or tables, and the default style.
+    pub fn new(
+        name: impl Into<String>,
+        computations: Vec<Computation>,
+        entry: ComputationId,
+    ) -> Module {
+        Module {
+            name: name.into(),
+            has_header: true,
+            attributes: Vec::new(),
+            tables: String::new(),
+            computations,
+            entry,
+            style: PrintStyle::default(),
+            names: SharedNames::default(),
+        }
+    }
+
     pub fn computation(&self, id: ComputationId) -> &Computation {
         &self.computations[id.0 as usize]
     }
 
+    /// The computation `id`, to edit: from here on the names it makes up are new in the
+    /// whole module.
     pub fn computation_mut(&mut self, id: ComputationId) -> &mut Computation {
+        self.link_names();
         &mut self.computations[id.0 as usize]
+    }
+
+    /// Every computation, in print order; [`Module::computation_ids`] gives their ids in
+    /// the same order.
+    pub fn computations(&self) -> &[Computation] {
+        &self.computations
+    }
+
+    /// Every computation, to edit, in print order; as with [`Module::computation_mut`],
+    /// names they make up are new in the whole module. An iterator rather than a slice, so
+    /// that computations cannot be reordered under the ids that index them.
+    pub fn computations_mut(&mut self) -> std::slice::IterMut<'_, Computation> {
+        self.link_names();
+        self.computations.iter_mut()
+    }
+
+    /// Adds `computation` at the end (XLA's `AddEmbeddedComputation`) and returns its id. A
+    /// name another computation has is made unique as XLA does (`name.1`); instruction names
+    /// are kept as they are, as parsing keeps them.
+    pub fn add_computation(&mut self, mut computation: Computation) -> ComputationId {
+        if self.find_computation(&computation.name).is_some() {
+            let stem = computation.name.clone();
+            let mut n = 1u64;
+            while self.find_computation(&format!("{stem}.{n}")).is_some() {
+                n += 1;
+            }
+            computation.name = format!("{stem}.{n}");
+        }
+        if let Some(shared) = &self.names.0 {
+            let mut names = shared.lock().unwrap_or_else(|e| e.into_inner());
+            for instruction in computation.graph.node_weights() {
+                names.add(name_hash(&instruction.name));
+            }
+            computation.module_names = SharedNames(Some(shared.clone()));
+        }
+        let id = ComputationId(self.computations.len() as u32);
+        self.computations.push(computation);
+        id
+    }
+
+    /// Removes every computation but the entry for which `keep` is false, and renumbers the
+    /// ids the rest hold (`called`, `entry`). A call to a removed computation is dropped
+    /// from `called`; its attribute text stays, for the verifier to report.
+    pub fn retain_computations(
+        &mut self,
+        mut keep: impl FnMut(ComputationId, &Computation) -> bool,
+    ) {
+        let entry = self.entry;
+        let kept: Vec<bool> = self
+            .computation_ids()
+            .zip(&self.computations)
+            .map(|(id, computation)| id == entry || keep(id, computation))
+            .collect();
+        if kept.iter().all(|&k| k) {
+            return;
+        }
+        let mut new_ids = Vec::with_capacity(kept.len());
+        let mut next = 0u32;
+        for &keep in &kept {
+            new_ids.push(keep.then_some(ComputationId(next)));
+            next += u32::from(keep);
+        }
+        let mut index = 0;
+        self.computations.retain(|_| {
+            index += 1;
+            kept[index - 1]
+        });
+        let remap = |id: ComputationId| new_ids.get(id.0 as usize).copied().flatten();
+        self.entry = remap(self.entry).unwrap_or(ComputationId(0));
+        for computation in &mut self.computations {
+            for instruction in computation.graph.node_weights_mut() {
+                if !instruction.called.is_empty() {
+                    instruction.called = instruction
+                        .called
+                        .iter()
+                        .filter_map(|&c| remap(c))
+                        .collect();
+                }
+            }
+        }
+        // The removed computations' names are counted still: count again when next needed.
+        self.names = SharedNames::default();
+        for computation in &mut self.computations {
+            computation.module_names = SharedNames::default();
+        }
+    }
+
+    /// Counts the names of every instruction and links each computation to the count, so
+    /// that a name one makes up is new in all; once, until computations are removed.
+    fn link_names(&mut self) {
+        if self.names.0.is_some() {
+            return;
+        }
+        let mut names = ModuleNames::default();
+        names.hashes.reserve(self.instruction_count());
+        for computation in &self.computations {
+            for instruction in computation.graph.node_weights() {
+                names.add(name_hash(&instruction.name));
+            }
+        }
+        let shared = Arc::new(std::sync::Mutex::new(names));
+        for computation in &mut self.computations {
+            computation.module_names = SharedNames(Some(shared.clone()));
+        }
+        self.names = SharedNames(Some(shared));
     }
 
     pub fn entry(&self) -> &Computation {
@@ -1336,9 +1842,9 @@ mod tests {
         let n = c.push(Instruction::new("n", Opcode::Negate, scalar()), &[a]);
         c.set_root(n);
         assert!(matches!(c.remove(a), Err(EditError::HasUsers { .. })));
-        assert_eq!(c.remove(n), Err(EditError::RemovingRoot));
+        assert!(matches!(c.remove(n), Err(EditError::RemovingRoot { .. })));
         let copy = c.insert_before(n, Instruction::new("a", Opcode::Copy, scalar()), &[a]);
-        assert_eq!(c.instruction(copy).name, "a.1");
+        assert_eq!(c.instruction(copy).name(), "a.1");
         c.replace_operand(n, 0, copy).unwrap();
         assert_eq!(c.order(), &[a, copy, n]);
         assert_eq!(c.post_order(), vec![a, copy, n]);

@@ -86,7 +86,7 @@ impl Pattern {
         id: InstrId,
         captured: &mut Vec<InstrId>,
     ) -> bool {
-        let Some(instruction) = computation.get(id) else {
+        let Ok(instruction) = computation.get(id) else {
             return false;
         };
         if self

@@ -1034,15 +1034,12 @@ impl<'s> ModuleLowering<'s> {
         let name = header_name
             .unwrap_or_else(|| format!("module_{}", computations[entry.0 as usize].name));
         if errors.is_empty() {
-            Ok(Module {
-                name,
-                has_header: header_span.is_some(),
-                attributes,
-                tables,
-                computations,
-                entry,
-                style,
-            })
+            let mut module = Module::new(name, computations, entry);
+            module.has_header = header_span.is_some();
+            module.attributes = attributes;
+            module.tables = tables;
+            module.style = style;
+            Ok(module)
         } else {
             // Called computations are resolved last; report in text order all the same.
             errors.sort_by_key(error_start);
@@ -1701,7 +1698,7 @@ impl<'s> ComputationLowering<'_, 's> {
                          root instruction {}, {}",
                         head.name.text,
                         crate::verify::shapes::strip_layouts(&declared),
-                        computation.instruction(root_id).name,
+                        computation.instruction(root_id).name(),
                         crate::verify::shapes::strip_layouts(root_shape)
                     ),
                     // XLA points at the result shape the signature declares.
@@ -1747,7 +1744,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     .parameters
                     .iter()
                     .zip(&parameters)
-                    .any(|((name, _), (_, id))| computation.instruction(*id).name != name.text);
+                    .any(|((name, _), (_, id))| computation.instruction(*id).name() != name.text);
             if differs {
                 computation.signature_names = signature
                     .parameters
@@ -1760,7 +1757,7 @@ impl<'s> ComputationLowering<'_, 's> {
             if let Some(id) = computation.find_cycle() {
                 let instruction = computation.instruction(id);
                 self.closed.errors.push(ModuleError::Cycle {
-                    name: instruction.name.to_string(),
+                    name: instruction.name().to_string(),
                     span: instruction.span,
                 });
             }

@@ -35,7 +35,7 @@
 //! }
 //! ```
 
-use crate::ir::module::{Computation, ComputationId, InstrId, Instruction};
+use crate::ir::module::{Computation, InstrId, Instruction};
 use crate::ir::{Module, Opcode};
 use crate::pass::{Changed, Pass, PassContext, PassError};
 
@@ -57,7 +57,8 @@ impl Pass for Dce {
     }
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
-        let (instructions, computations) = (module.instruction_count(), module.computations.len());
+        let (instructions, computations) =
+            (module.instruction_count(), module.computations().len());
         let effects = SideEffects::of(module);
         let mut changed = Changed::NO;
         for id in module.computation_ids().collect::<Vec<_>>() {
@@ -71,7 +72,7 @@ impl Pass for Dce {
         );
         cx.count(
             "computations removed",
-            removed(computations, module.computations.len()),
+            removed(computations, module.computations().len()),
         );
         Ok(changed)
     }
@@ -114,7 +115,7 @@ struct SideEffects {
 
 impl SideEffects {
     fn of(module: &Module) -> SideEffects {
-        let count = module.computations.len();
+        let count = module.computations().len();
         // 0 unknown, 1 in progress, 2 done; a call cycle (invalid HLO) counts as an effect.
         let mut state = vec![0u8; count];
         let mut effect = vec![false; count];
@@ -122,7 +123,7 @@ impl SideEffects {
             let mut stack = vec![(start, false)];
             while let Some((index, expanded)) = stack.pop() {
                 if expanded {
-                    let computation = &module.computations[index];
+                    let computation = &module.computations()[index];
                     effect[index] = computation.order().iter().any(|&id| {
                         let instruction = computation.instruction(id);
                         has_side_effect_no_recurse(instruction)
@@ -139,7 +140,7 @@ impl SideEffects {
                 }
                 state[index] = 1;
                 stack.push((index, true));
-                let computation = &module.computations[index];
+                let computation = &module.computations()[index];
                 for &id in computation.order() {
                     for called in &computation.instruction(id).called {
                         if state.get(called.0 as usize) == Some(&0) {
@@ -228,7 +229,6 @@ fn remove_dead_instructions(
 /// a name in a kept instruction's attribute text (an attribute the lowering does not know
 /// as a call, which printing would otherwise leave dangling).
 fn remove_dead_computations(module: &mut Module) -> Changed {
-    let count = module.computations.len();
     let by_calls = reach(module, false);
     if by_calls.iter().all(|&r| r) {
         return Changed::NO;
@@ -238,40 +238,18 @@ fn remove_dead_computations(module: &mut Module) -> Changed {
     if reached.iter().all(|&r| r) {
         return Changed::NO;
     }
-    let mut new_ids = Vec::with_capacity(count);
-    let mut next = 0u32;
-    for &keep in &reached {
-        new_ids.push(keep.then_some(ComputationId(next)));
-        next += u32::from(keep);
-    }
-    let mut index = 0;
-    module.computations.retain(|_| {
-        index += 1;
-        reached[index - 1]
-    });
-    let remap = |id: ComputationId| new_ids.get(id.0 as usize).copied().flatten();
-    module.entry = remap(module.entry).unwrap_or(ComputationId(0));
-    for computation in &mut module.computations {
-        for id in computation.order().to_vec() {
-            let instruction = computation.instruction_mut(id);
-            // Every callee of a kept computation is kept, so nothing is dropped here.
-            instruction.called = instruction
-                .called
-                .iter()
-                .filter_map(|&c| remap(c))
-                .collect();
-        }
-    }
+    // Every callee of a kept computation is kept, so no call is dropped.
+    module.retain_computations(|id, _| reached[id.0 as usize]);
     Changed::YES
 }
 
 /// Computations reachable from the entry through `called`, and with `by_name` also
 /// through computation names appearing as words in attribute text.
 fn reach(module: &Module, by_name: bool) -> Vec<bool> {
-    let count = module.computations.len();
+    let count = module.computations().len();
     let names: std::collections::HashMap<&str, usize> = if by_name {
         module
-            .computations
+            .computations()
             .iter()
             .enumerate()
             .map(|(i, c)| (c.name.as_str(), i))
@@ -286,7 +264,7 @@ fn reach(module: &Module, by_name: bool) -> Vec<bool> {
         if index >= count || std::mem::replace(&mut reached[index], true) {
             continue;
         }
-        let computation = &module.computations[index];
+        let computation = &module.computations()[index];
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             stack.extend(instruction.called.iter().map(|c| c.0 as usize));

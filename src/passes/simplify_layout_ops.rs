@@ -69,18 +69,18 @@ impl Pass for SimplifyLayoutOps {
         let scheduled = module.attribute("is_scheduled") == Some("true");
         // XLA keeps instruction names unique across the module, so new names avoid all.
         let mut names: HashSet<String> = module
-            .computations
+            .computations()
             .iter()
             .flat_map(|c| {
                 c.order()
                     .iter()
-                    .map(|&id| c.instruction(id).name.to_string())
+                    .map(|&id| c.instruction(id).name().to_string())
             })
             .collect();
         let style = module.style;
         let mut next_suffix = 0;
         let mut changed = Changed::NO;
-        for computation in &mut module.computations {
+        for computation in module.computations_mut() {
             let mut rewriter = Rewriter {
                 control: super::control_dependent(computation),
                 computation,
@@ -120,7 +120,7 @@ impl Rewriter<'_> {
         let mut changed = Changed::NO;
         // Print order puts operands first, so a chain folds in one sweep.
         for id in self.computation.order().to_vec() {
-            if self.computation.get(id).is_none() || super::is_marked(&self.control, id) {
+            if self.computation.get(id).is_err() || super::is_marked(&self.control, id) {
                 continue;
             }
             if let Some(action) = self.action(id) {
@@ -253,25 +253,25 @@ impl Rewriter<'_> {
         let uses: Vec<(InstrId, u32)> = self
             .computation
             .graph()
-            .edges_directed(old, petgraph::Direction::Outgoing)
-            .map(|e| (e.target(), *e.weight()))
+            .edges_directed(old.node(), petgraph::Direction::Outgoing)
+            .filter_map(|e| Some((self.computation.id_of(e.target())?, *e.weight())))
             .collect();
         for (user, slot) in uses {
             self.computation.replace_operand(user, slot, new)?;
         }
-        self.computation.replace_all_uses(old, new);
+        self.computation.replace_all_uses(old, new)?;
         Ok(())
     }
 
     fn remove(&mut self, id: InstrId) -> Result<(), PassError> {
         let removed = self.computation.remove(id)?;
-        self.names.remove(removed.name.as_str());
+        self.names.remove(removed.name());
         Ok(())
     }
 
     /// Removes `id` and the bitcasts it used while they have no users.
     fn remove_dead_bitcasts(&mut self, mut id: InstrId) -> Result<(), PassError> {
-        while let Some(instruction) = self.computation.get(id) {
+        while let Ok(instruction) = self.computation.get(id) {
             if instruction.opcode != Opcode::Bitcast
                 || self.computation.has_users(id)
                 || self.computation.root() == Some(id)

@@ -149,7 +149,8 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Pr
             format!(
                 "AsyncUpdate and AsyncDone expect an asynchronous operation as their first \
              operand, found `{}` ({})",
-                previous.name, previous.opcode
+                previous.name(),
+                previous.opcode
             ),
         );
         return errors;
@@ -238,7 +239,7 @@ pub fn async_start_callees(computation: &Computation) -> impl Iterator<Item = &s
 /// A wrapped computation is called by one `async-start` only.
 pub fn shared_computations(module: &Module, errors: &mut Vec<VerifyError>) {
     let mut callers: BTreeMap<&str, Vec<(&Computation, InstrId)>> = BTreeMap::new();
-    for computation in &module.computations {
+    for computation in module.computations() {
         for (id, name) in async_starts(computation) {
             callers.entry(name).or_default().push((computation, id));
         }

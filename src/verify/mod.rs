@@ -172,8 +172,8 @@ impl VerifyError {
         id: Option<InstrId>,
         message: impl Into<String>,
     ) -> VerifyError {
-        let (instruction, span) = match id.and_then(|id| computation.get(id)) {
-            Some(instruction) => (instruction.name.to_string(), instruction.span),
+        let (instruction, span) = match id.and_then(|id| computation.get(id).ok()) {
+            Some(instruction) => (instruction.name().to_string(), instruction.span),
             None => (String::new(), computation.span),
         };
         VerifyError {
@@ -268,7 +268,7 @@ fn in_two_shares(
     // The first share ends in computation `cut.0` before its instruction `cut.1`.
     let run = |from: (usize, usize), to: (usize, usize)| {
         let mut errors = Vec::new();
-        let computations = module.computations.iter().enumerate();
+        let computations = module.computations().iter().enumerate();
         for (i, computation) in computations.take(to.0 + 1).skip(from.0) {
             let order = computation.order();
             let start = if i == from.0 { from.1 } else { 0 };
@@ -282,7 +282,7 @@ fn in_two_shares(
         }
         errors
     };
-    let last = module.computations.len();
+    let last = module.computations().len();
     let total = module.instruction_count();
     if total < min_instructions || last == 0 {
         return run((0, 0), (last, 0));
@@ -290,7 +290,7 @@ fn in_two_shares(
     let mut cut = (module.balanced_cut(), 0);
     if divisible {
         let mut before = 0;
-        for (i, computation) in module.computations.iter().enumerate() {
+        for (i, computation) in module.computations().iter().enumerate() {
             let after = before + computation.len();
             if after >= total / 2 {
                 cut = (i, total / 2 - before);
@@ -337,8 +337,8 @@ enum Callees<'m> {
 impl<'m> Indexed<'m> {
     fn new(module: &'m Module) -> Indexed<'m> {
         let mut names =
-            FxHashMap::with_capacity_and_hasher(module.computations.len(), Default::default());
-        for (id, computation) in module.computation_ids().zip(&module.computations) {
+            FxHashMap::with_capacity_and_hasher(module.computations().len(), Default::default());
+        for (id, computation) in module.computation_ids().zip(module.computations()) {
             // The first of a duplicated name, as `Module::find_computation` finds.
             names.entry(computation.name.as_str()).or_insert(id);
         }
@@ -364,7 +364,7 @@ impl<'m> Indexed<'m> {
         let name = name.trim().trim_start_matches('%');
         let named = |id: &ComputationId| match &self.callees {
             Callees::Module { module, .. } => module
-                .computations
+                .computations()
                 .get(id.0 as usize)
                 .is_some_and(|c| c.name == name),
             Callees::Signatures { signatures, .. } => signatures
@@ -401,7 +401,7 @@ impl<'a> Callee<'a> {
             .collect();
         let root = computation
             .root()
-            .and_then(|root| computation.get(root))
+            .and_then(|root| computation.get(root).ok())
             .map(|root| (&root.opcode, &root.shape));
         Callee {
             name: &computation.name,
@@ -734,7 +734,7 @@ fn structure(
         ));
         return;
     };
-    if computation.get(root).is_none() {
+    if computation.get(root).is_err() {
         errors.push(VerifyError::new(
             computation,
             None,
@@ -756,26 +756,26 @@ fn structure(
     let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
     for &id in computation.order() {
         let instruction = computation.instruction(id);
-        if !seen.insert(instruction.name.as_str()) {
+        if !seen.insert(instruction.name()) {
             errors.push(VerifyError::new(
                 computation,
                 Some(id),
                 format!(
                     "the name `{}` is used twice in this computation",
-                    instruction.name
+                    instruction.name()
                 ),
             ));
         }
     }
     for &id in computation.order().iter().filter(which) {
         for operand in computation.operands(id) {
-            if computation.get(operand).is_some() && !computation.precedes(operand, id) {
+            if computation.get(operand).is_ok() && !computation.precedes(operand, id) {
                 errors.push(VerifyError::new(
                     computation,
                     Some(id),
                     format!(
                         "operand `{}` comes after its user in the computation's order",
-                        computation.instruction(operand).name
+                        computation.instruction(operand).name()
                     ),
                 ));
             }
@@ -799,7 +799,7 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
     let slots = || {
         computation
             .graph()
-            .edges_directed(id, petgraph::Direction::Incoming)
+            .edges_directed(id.node(), petgraph::Direction::Incoming)
             .map(|e| *e.weight())
     };
     let operand_count = slots().count();
