@@ -176,8 +176,10 @@ fn every_module_check_accepts_assigns() {
                     entry_layouts,
                     ..AssignOptions::default()
                 };
+                let before = common::name_counts(&module);
                 assign_layouts_with(&mut module, &Target::default_tpu(), &options)
                     .unwrap_or_else(|e| panic!("{} ({entry_layouts:?}): {e}", path.display()));
+                common::assert_made_up_names_unique(&before, &module, &path.display().to_string());
                 let sensitive = VerifyOptions {
                     layout_sensitive: true,
                 };

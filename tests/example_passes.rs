@@ -32,6 +32,8 @@ fn transpose_folding_on_real_modules_verifies_and_reads_back() {
         let again = hlo_layout::parse_module(&output)
             .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
         assert_eq!(hlo_layout::print::print_ir_module(&again), output);
+        let before = common::name_counts(&hlo_layout::parse_module(&text).unwrap());
+        common::assert_made_up_names_unique(&before, &again, &path.display().to_string());
         run += 1;
     }
     assert_eq!(run, 48, "every JAX corpus module");
@@ -83,11 +85,13 @@ fn laid_out_corpus() -> Option<Vec<(String, hlo_layout::ir::Module)>> {
             let mut module =
                 hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             if name.ends_with(".pre.hlo") {
+                let before = common::name_counts(&module);
                 let options = hlo_layout::pass::PipelineOptions::default();
                 assign
                     .instantiate("assign", options)
                     .run(&mut module)
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
+                common::assert_made_up_names_unique(&before, &module, &name);
             }
             (name, module)
         })
@@ -110,7 +114,9 @@ fn run_over_corpus(
     let modules = laid_out_corpus()?;
     assert_eq!(modules.len(), 48, "every JAX corpus module");
     for (name, mut module) in modules {
+        let before = common::name_counts(&module);
         let report = run_on(&mut module).unwrap_or_else(|e| panic!("{name}: {e}"));
+        common::assert_made_up_names_unique(&before, &module, &name);
         for statistic in report.statistics {
             *totals.entry(statistic.name).or_insert(0) += statistic.value;
         }

@@ -363,3 +363,34 @@ pub fn regression_input(name: &str) -> String {
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
+
+/// How many instructions of `module` have each name, over all its computations.
+pub fn name_counts(module: &hlo_layout::ir::Module) -> std::collections::BTreeMap<String, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for computation in module.computations() {
+        for &id in computation.order() {
+            *counts
+                .entry(computation.instruction(id).name().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// Names a pass made up are each used once in the whole module (issue 29), as XLA keeps
+/// them: a name `after` has more often than `before` had it is one the pass made up, and
+/// may be there once, and only if `before` had it nowhere. A name the input repeats in two
+/// computations may stay repeated.
+pub fn assert_made_up_names_unique(
+    before: &std::collections::BTreeMap<String, usize>,
+    after: &hlo_layout::ir::Module,
+    what: &str,
+) {
+    for (name, count) in name_counts(after) {
+        let had = before.get(&name).copied().unwrap_or(0);
+        assert!(
+            count <= had.max(1) && (had == 0 || count <= had),
+            "{what}: `{name}` is used {count} times in the module, {had} before"
+        );
+    }
+}
