@@ -219,9 +219,19 @@ fn rename_refuses_a_name_the_module_has() {
     // The old name is free again, in the module too.
     let add = module.find_computation("add").unwrap();
     let computation = module.computation_mut(add);
-    let x = computation.find("x").unwrap();
+    let (x, y, s) = (
+        computation.find("x").unwrap(),
+        computation.find("y").unwrap(),
+        computation.find("s").unwrap(),
+    );
     computation.rename(x, "p").unwrap();
-    assert!(printed_and_reread(&module).contains("input = f32[4]{0} parameter(0)"));
+    // A control dependency names its predecessor in text, which follows a rename.
+    computation.add_control_dependency(y, s).unwrap();
+    computation.rename(y, "second").unwrap();
+    assert_eq!(computation.control_predecessors(s), [y]);
+    let text = printed_and_reread(&module);
+    assert!(text.contains("input = f32[4]{0} parameter(0)"), "{text}");
+    assert!(text.contains("control-predecessors={second}"), "{text}");
 }
 
 /// Names the API makes up are new in the whole module, as XLA's `NameUniquer` keeps them,

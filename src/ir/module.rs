@@ -122,8 +122,20 @@ impl ModuleNames {
 
 /// A computation's link to its module's [`ModuleNames`]; a clone is not in the module, so it
 /// has none (a module that takes it links it anew).
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct SharedNames(Option<Arc<std::sync::Mutex<ModuleNames>>>);
+
+// A table of every name's hash says nothing to a reader of a module's `Debug` text.
+impl std::fmt::Debug for SharedNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = if self.0.is_some() {
+            "linked"
+        } else {
+            "unlinked"
+        };
+        write!(f, "SharedNames({state})")
+    }
+}
 
 impl Clone for SharedNames {
     fn clone(&self) -> SharedNames {
@@ -741,9 +753,10 @@ impl Computation {
                 .unwrap_or(false)
     }
 
-    /// Renames an instruction (XLA's `SetAndSanitizeName`), keeping the name index and the
-    /// module's names in step. A name another instruction of the module has is refused, as
-    /// XLA keeps names unique across a module; renaming to its own name changes nothing.
+    /// Renames an instruction (XLA's `SetAndSanitizeName`), keeping the name index, the
+    /// module's names and the `control-predecessors` that name it in step. A name another
+    /// instruction of the module has is refused, as XLA keeps names unique across a module;
+    /// renaming to its own name changes nothing.
     pub fn rename(&mut self, id: InstrId, name: &str) -> Result<(), EditError> {
         let node = self.checked(id)?;
         if self.graph[node].name == name {
@@ -756,9 +769,18 @@ impl Computation {
                 computation: self.name.clone(),
             });
         }
+        // Control dependencies are names in attribute text: read them before the name goes.
+        let successors: Vec<(InstrId, Vec<InstrId>)> = self
+            .control_successors(id)
+            .into_iter()
+            .map(|successor| (successor, self.control_predecessors(successor)))
+            .collect();
         self.unindex_name(node);
         self.graph[node].name = name.into();
         self.index_name(node, true);
+        for (successor, predecessors) in successors {
+            self.set_control_predecessors(successor, &predecessors)?;
+        }
         Ok(())
     }
 
@@ -817,15 +839,13 @@ impl Computation {
     /// position, then slot, so the answer is deterministic.
     #[track_caller]
     pub fn users(&self, id: InstrId) -> Vec<(InstrId, u32)> {
-        let mut uses: Vec<(Node, u32)> = self
+        let mut uses: Vec<(InstrId, u32)> = self
             .graph
             .edges_directed(self.node(id), Direction::Outgoing)
-            .map(|e| (e.target(), *e.weight()))
+            .map(|e| (self.id(e.target()), *e.weight()))
             .collect();
-        uses.sort_unstable_by_key(|&(user, slot)| (self.order.label(user), slot));
-        uses.into_iter()
-            .map(|(user, slot)| (self.id(user), slot))
-            .collect()
+        uses.sort_unstable_by_key(|&(user, slot)| (self.order.label(user.node()), slot));
+        uses
     }
 
     #[track_caller]
