@@ -61,7 +61,7 @@ fn replicated(source: &Path, copies: usize, dir: &Path) -> Option<PathBuf> {
 
 struct Row {
     file: String,
-    stage: &'static str,
+    stage: String,
     copies: usize,
     bytes: usize,
     instructions: usize,
@@ -118,10 +118,10 @@ fn main() {
         let module = hlo_layout::parse_module(&text).expect("replicated module parses");
         let instructions = module.instruction_count();
         let bytes = text.len();
-        let mut row = |stage: &'static str, seconds: f64, peak_rss: Option<u64>| {
+        let mut row = |stage: &str, seconds: f64, peak_rss: Option<u64>| {
             rows.push(Row {
                 file: file.clone(),
-                stage,
+                stage: stage.to_string(),
                 copies,
                 bytes,
                 instructions,
@@ -174,9 +174,7 @@ fn main() {
                         fastest = (seconds, peak_rss);
                     }
                 }
-                // A handful of names for the life of the bench.
-                let stage: &'static str = Box::leak(format!("{name} cmd").into_boxed_str());
-                row(stage, fastest.0, fastest.1);
+                row(&format!("{name} cmd"), fastest.0, fastest.1);
             }
         }
     }

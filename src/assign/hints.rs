@@ -69,20 +69,23 @@ fn array_of(computation: &Computation, id: InstrId) -> Option<&ArrayShape> {
 
 impl Walk<'_> {
     fn want(&mut self, comp: ComputationId, id: InstrId, minor_to_major: Vec<i64>) {
-        let computation = self.module.computation(comp);
-        let fits = array_of(computation, id).is_some_and(|a| a.rank() == minor_to_major.len());
-        if fits && minor_to_major.len() >= 2 {
+        if self.fits(comp, id, &minor_to_major) {
             self.hints.entry((comp, id)).or_insert(minor_to_major);
         }
     }
 
     /// A consumer's stated layout, which replaces any hint from users.
     fn force(&mut self, comp: ComputationId, id: InstrId, minor_to_major: Vec<i64>) {
-        let computation = self.module.computation(comp);
-        let fits = array_of(computation, id).is_some_and(|a| a.rank() == minor_to_major.len());
-        if fits && minor_to_major.len() >= 2 {
+        if self.fits(comp, id, &minor_to_major) {
             self.hints.insert((comp, id), minor_to_major);
         }
+    }
+
+    /// Whether `minor_to_major` lays out `id`'s array and leaves a choice (rank 2 or more).
+    fn fits(&self, comp: ComputationId, id: InstrId, minor_to_major: &[i64]) -> bool {
+        let computation = self.module.computation(comp);
+        minor_to_major.len() >= 2
+            && array_of(computation, id).is_some_and(|a| a.rank() == minor_to_major.len())
     }
 
     /// Walks the computation a fusion or call `id` calls, with the call's hint as its root's,
