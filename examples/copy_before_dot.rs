@@ -14,9 +14,12 @@
 
 use hlo_layout::ir::pattern::{any, op};
 use hlo_layout::ir::{build, Computation, InstrId, Layout, Module, Opcode, Target};
-use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline, PipelineOptions};
-use hlo_layout::pass::{PipelineError, RunReport};
+use hlo_layout::pass::{rewrite_each, Changed, Pass, PassContext, PassError, Pipeline};
+use hlo_layout::pass::{PipelineError, PipelineOptions, RunReport};
 use hlo_layout::verify::VerifyOptions;
+
+#[path = "support/mod.rs"]
+mod support;
 
 pub struct CopyBeforeDot {
     /// Whose tiles a copy of a tiled lhs takes.
@@ -34,51 +37,42 @@ impl Pass for CopyBeforeDot {
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
         let dot_of_lhs = op(Opcode::Dot).capture().with_operands([any().capture()]);
-        let mut changed = Changed::NO;
-        for computation_id in module.computation_ids() {
-            let computation = module.computation_mut(computation_id);
-            for id in computation.order().to_vec() {
-                let Some(&[dot, lhs]) = dot_of_lhs.matches(computation, id).as_deref() else {
-                    continue;
-                };
-                let Some(layout) =
-                    lhs_layout_with_contracting_minor(computation, dot, lhs, &self.target)
-                else {
-                    continue;
-                };
-                let copy = build::copy(computation, lhs, Some(layout))?;
-                let copy = computation.insert_before(dot, copy.instruction, &copy.operands);
-                computation.replace_operand(dot, 0, copy)?;
-                cx.count("copies inserted", 1);
-                changed = Changed::YES;
-            }
-        }
-        Ok(changed)
+        rewrite_each(module, |computation, id| {
+            let Some(&[dot, lhs]) = dot_of_lhs.matches(computation, id).as_deref() else {
+                return Ok(false);
+            };
+            let Some(layout) = contracting_minor(computation, dot, lhs, &self.target) else {
+                return Ok(false);
+            };
+            let copy = build::copy(computation, lhs, Some(layout))?;
+            let copy = computation.insert_before(dot, copy.instruction, &copy.operands)?;
+            computation.replace_operand(dot, 0, copy)?;
+            cx.count("copies inserted", 1);
+            Ok(true)
+        })
     }
 }
 
 /// The layout of `lhs` with the one contracting dim of `dot` moved minor-most, tiled for
 /// `target` when `lhs` is tiled; `None` when that dim is minor-most already.
-fn lhs_layout_with_contracting_minor(
-    computation: &Computation,
+fn contracting_minor(
+    c: &Computation,
     dot: InstrId,
     lhs: InstrId,
     target: &Target,
 ) -> Option<Layout> {
-    let numbers = computation.instruction(dot).dot_dimension_numbers()?;
+    let numbers = c.instruction(dot).dot_dimension_numbers()?;
     let &[contracting] = numbers.lhs_contracting.as_slice() else {
         return None;
     };
     // A compact tuple-element operand (`t#0`) has a tuple shape, and is left alone.
-    let mut array = computation.instruction(lhs).shape.as_array()?.clone();
-    let mut layout = array.layout_or_default().into_owned();
+    let mut array = c.instruction(lhs).shape.as_array()?.clone();
+    let layout = array.layout_or_default().into_owned();
     if layout.minor_to_major.first() == Some(&contracting) {
         return None;
     }
-    layout.minor_to_major.retain(|&d| d != contracting);
-    layout.minor_to_major.insert(0, contracting);
     let tiled = !layout.tiles.is_empty();
-    array.layout = Some(layout);
+    array.layout = Some(layout.move_dim_to_minor(contracting));
     (if tiled { target.tile(array) } else { array }).layout
 }
 
@@ -105,25 +99,5 @@ pub fn run(text: &str) -> Result<String, String> {
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: copy_before_dot FILE");
-        return std::process::ExitCode::from(2);
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!("error: cannot read {path}: {error}");
-            return std::process::ExitCode::from(1);
-        }
-    };
-    match run(&text) {
-        Ok(printed) => {
-            print!("{printed}");
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::from(1)
-        }
-    }
+    support::main_on_file("copy_before_dot", run)
 }

@@ -13,9 +13,12 @@
 
 use hlo_layout::ir::bitcast::{reshape_is_bitcast, transpose_is_bitcast};
 use hlo_layout::ir::{build, ArrayShape, Computation, InstrId, Module, Opcode};
-use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline, PipelineOptions};
-use hlo_layout::pass::{PipelineError, RunReport};
+use hlo_layout::pass::{rewrite_each, Changed, Pass, PassContext, PassError, Pipeline};
+use hlo_layout::pass::{PipelineError, PipelineOptions, RunReport};
 use hlo_layout::verify::VerifyOptions;
+
+#[path = "support/mod.rs"]
+mod support;
 
 pub struct ReshapeToBitcast;
 
@@ -29,39 +32,33 @@ impl Pass for ReshapeToBitcast {
     }
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
-        let mut changed = Changed::NO;
-        for computation_id in module.computation_ids() {
-            let computation = module.computation_mut(computation_id);
-            for id in computation.order().to_vec() {
-                let Some((operand, shape)) = bitcast_of(computation, id) else {
-                    continue;
-                };
-                // The bitcast keeps only what XLA's `SetupDerivedInstruction` carries over
-                // (metadata, sharding, frontend attributes), not `dimensions`.
-                let new = build::bitcast(computation, operand, shape)?;
-                computation.replace_with_new(id, new.instruction, &new.operands)?;
-                cx.count("bitcasts made", 1);
-                changed = Changed::YES;
-            }
-        }
-        Ok(changed)
+        rewrite_each(module, |computation, id| {
+            let Some((operand, shape)) = bitcast_of(computation, id) else {
+                return Ok(false);
+            };
+            // The bitcast keeps only what XLA's `SetupDerivedInstruction` carries over
+            // (metadata, sharding, frontend attributes), not `dimensions`.
+            let new = build::bitcast(computation, operand, shape)?;
+            computation.replace_with_new(id, new.instruction, &new.operands)?;
+            cx.count("bitcasts made", 1);
+            Ok(true)
+        })
     }
 }
 
 /// The operand and result shape of `id` when it is a reshape or transpose that moves no
 /// byte.
 fn bitcast_of(computation: &Computation, id: InstrId) -> Option<(InstrId, ArrayShape)> {
-    let instruction = computation.get(id).ok()?;
+    let instruction = computation.instruction(id);
     let &[operand] = computation.operands(id).as_slice() else {
         return None;
     };
     // A compact tuple-element operand (`t#0`) has a tuple shape, and is left alone.
     let from = computation.instruction(operand).shape.as_array()?;
     let to = instruction.shape.as_array()?;
-    let permutation = instruction.int_list_attribute("dimensions");
-    let moves_nothing = match (&instruction.opcode, &permutation) {
+    let moves_nothing = match (&instruction.opcode, instruction.dimensions()) {
         (Opcode::Reshape, _) => reshape_is_bitcast(from, to),
-        (Opcode::Transpose, Some(permutation)) => transpose_is_bitcast(from, to, permutation),
+        (Opcode::Transpose, Some(permutation)) => transpose_is_bitcast(from, to, &permutation),
         _ => false,
     };
     moves_nothing.then(|| (operand, to.clone()))
@@ -88,25 +85,5 @@ pub fn run(text: &str) -> Result<String, String> {
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: reshape_to_bitcast FILE");
-        return std::process::ExitCode::from(2);
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!("error: cannot read {path}: {error}");
-            return std::process::ExitCode::from(1);
-        }
-    };
-    match run(&text) {
-        Ok(printed) => {
-            print!("{printed}");
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::from(1)
-        }
-    }
+    support::main_on_file("reshape_to_bitcast", run)
 }

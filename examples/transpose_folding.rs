@@ -8,8 +8,12 @@
 //! ```
 
 use hlo_layout::ir::pattern::{any, op};
-use hlo_layout::ir::{build, Computation, InstrId, Module, Opcode};
-use hlo_layout::pass::{Changed, Pass, PassContext, PassError, Pipeline};
+use hlo_layout::ir::permutation::{compose, is_identity};
+use hlo_layout::ir::{build, Module, Opcode};
+use hlo_layout::pass::{rewrite_each, Changed, Pass, PassContext, PassError, Pipeline};
+
+#[path = "support/mod.rs"]
+mod support;
 
 pub struct TransposeFolding;
 
@@ -23,54 +27,35 @@ impl Pass for TransposeFolding {
     }
 
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError> {
-        let twice = op(Opcode::Transpose)
+        let inner = op(Opcode::Transpose)
             .capture()
-            .with_operands([op(Opcode::Transpose)
-                .capture()
-                .with_operands([any().capture()])]);
-        let mut changed = Changed::NO;
-        for computation in module.computations_mut() {
-            for id in computation.order().to_vec() {
-                let Some(&[outer, inner, x]) = twice.matches(computation, id).as_deref() else {
-                    continue;
-                };
-                let (Some(outer_perm), Some(inner_perm)) = (
-                    dimensions(computation, outer),
-                    dimensions(computation, inner),
-                ) else {
-                    continue;
-                };
-                let composed: Option<Vec<i64>> = outer_perm
-                    .iter()
-                    .map(|&d| inner_perm.get(usize::try_from(d).ok()?).copied())
-                    .collect();
-                let Some(composed) = composed else { continue };
-                let shape = computation.instruction(outer).shape.clone();
-                let identity = composed.iter().enumerate().all(|(i, &d)| d == i as i64);
-                if identity && computation.instruction(x).shape == shape {
-                    computation.replace_instruction(outer, x)?;
-                    cx.count("transposes removed", 2);
-                } else {
-                    let mut new = if identity {
-                        build::copy(computation, x, None)?
-                    } else {
-                        build::transpose(computation, x, &composed)?
-                    };
-                    // The replacement keeps the folded value's shape and layout.
-                    new.instruction.shape = shape;
-                    computation.replace_with_new(outer, new.instruction, &new.operands)?;
-                    cx.count("transposes folded", 1);
-                }
-                changed = Changed::YES;
+            .with_operands([any().capture()]);
+        let twice = op(Opcode::Transpose).capture().with_operands([inner]);
+        rewrite_each(module, |computation, id| {
+            let Some(&[outer, inner, x]) = twice.matches(computation, id).as_deref() else {
+                return Ok(false);
+            };
+            let dims = |t| computation.instruction(t).dimensions().unwrap_or_default();
+            let Some(composed) = compose(&dims(inner), &dims(outer)) else {
+                return Ok(false);
+            };
+            let shape = computation.instruction(outer).shape.clone();
+            if is_identity(&composed) && computation.instruction(x).shape == shape {
+                computation.replace_instruction(outer, x)?;
+                cx.count("transposes removed", 2);
+                return Ok(true);
             }
-        }
-        Ok(changed)
+            let mut new = match is_identity(&composed) {
+                true => build::copy(computation, x, None)?,
+                false => build::transpose(computation, x, &composed)?,
+            };
+            // The replacement keeps the folded value's shape and layout.
+            new.instruction.shape = shape;
+            computation.replace_with_new(outer, new.instruction, &new.operands)?;
+            cx.count("transposes folded", 1);
+            Ok(true)
+        })
     }
-}
-
-/// A transpose's permutation.
-fn dimensions(computation: &Computation, id: InstrId) -> Option<Vec<i64>> {
-    computation.get(id).ok()?.int_list_attribute("dimensions")
 }
 
 /// Parses `text`, runs `transpose-folding` (verified after) and returns the module as text.
@@ -83,25 +68,5 @@ pub fn run(text: &str) -> Result<String, String> {
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: transpose_folding FILE");
-        return std::process::ExitCode::from(2);
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!("error: cannot read {path}: {error}");
-            return std::process::ExitCode::from(1);
-        }
-    };
-    match run(&text) {
-        Ok(printed) => {
-            print!("{printed}");
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::from(1)
-        }
-    }
+    support::main_on_file("transpose_folding", run)
 }

@@ -34,7 +34,9 @@ fn added(mut module: Module, built: New) -> String {
     let entry = module.entry;
     let c = module.computation_mut(entry);
     let root = c.root().unwrap();
-    let new = c.insert_before(root, built.instruction, &built.operands);
+    let new = c
+        .insert_before(root, built.instruction, &built.operands)
+        .unwrap();
     let name = c.instruction(new).name().to_string();
     verify(&module, &VerifyOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
     let text = hlo_layout::print::print_ir_module(&module);
@@ -219,7 +221,9 @@ fn operands_must_be_arrays_of_this_computation() {
     let c = module.computation_mut(entry);
     let a = id(c, "a");
     let built = build::unary(c, Opcode::Negate, a).unwrap();
-    let n = c.insert_before(c.root().unwrap(), built.instruction, &built.operands);
+    let n = c
+        .insert_before(c.root().unwrap(), built.instruction, &built.operands)
+        .unwrap();
     c.remove(n).unwrap();
     let error = build::bitcast(c, n, hlo_layout::parse_array_shape("f32[6]{0}").unwrap());
     assert!(matches!(

@@ -125,7 +125,11 @@ fn a_removed_instruction_is_an_error_not_a_panic() {
     let shape = computation.instruction(r).shape.clone();
     assert_eq!(
         computation
-            .replace_with_new(r, Instruction::new("x", Opcode::Negate, shape), &[n])
+            .replace_with_new(
+                r,
+                Instruction::new("x", Opcode::Negate, shape.clone()),
+                &[n]
+            )
             .err(),
         Some(removed.clone())
     );
@@ -133,6 +137,32 @@ fn a_removed_instruction_is_an_error_not_a_panic() {
         removed.to_string(),
         format!("instruction {n} was removed from computation `e`")
     );
+    // Adding with a removed id adds nothing.
+    let count = computation.len();
+    let negate = Instruction::new("m", Opcode::Negate, shape.clone());
+    assert_eq!(
+        computation.insert_before(r, negate.clone(), &[n]).err(),
+        Some(removed.clone())
+    );
+    assert_eq!(
+        computation.insert_before(n, negate.clone(), &[]).err(),
+        Some(removed.clone())
+    );
+    assert_eq!(
+        computation.push(negate.clone(), &[n]).err(),
+        Some(removed.clone())
+    );
+    assert_eq!(computation.add_operand_edge(n, r, 1), Err(removed.clone()));
+    assert_eq!(computation.len(), count);
+    // A newcomer may take the removed instruction's graph index; the old id still names
+    // nothing rather than the newcomer.
+    let p = computation.find("p").unwrap();
+    let newcomer = computation.insert_before(r, negate, &[p]).unwrap();
+    assert_eq!(newcomer.index(), n.index());
+    assert_ne!(newcomer, n);
+    assert_eq!(computation.get(n).err(), Some(removed.clone()));
+    assert_eq!(computation.get(newcomer).unwrap().name(), "m");
+    assert_eq!(computation.order().to_vec(), vec![p, newcomer, r]);
     // The panicking lookup says as much, for code that holds an id it did not check.
     let computation = &*computation;
     let panic = std::panic::catch_unwind(|| computation.instruction(n).name().len()).unwrap_err();
@@ -248,23 +278,31 @@ fn generated_names_are_unique_in_the_module_and_take_the_neighbours_style() {
         computation.find("r").unwrap(),
     );
     let copy = hlo_layout::ir::build::copy(computation, p, None).unwrap();
-    let first = computation.insert_before(r, copy.instruction.clone(), &copy.operands);
-    let second = computation.insert_before(r, copy.instruction, &copy.operands);
+    let first = computation
+        .insert_before(r, copy.instruction.clone(), &copy.operands)
+        .unwrap();
+    let second = computation
+        .insert_before(r, copy.instruction, &copy.operands)
+        .unwrap();
     assert_eq!(computation.instruction(first).name(), "copy.2");
     assert_eq!(computation.instruction(second).name(), "copy.3");
     // The text wrote no `%`, and neither does the new line.
     assert!(!computation.instruction(first).style.percent);
     let percent = Instruction::new("y", Opcode::Copy, computation.instruction(p).shape.clone());
     assert!(percent.style.percent);
-    let third = computation.insert_before(r, percent, &[p]);
+    let third = computation.insert_before(r, percent, &[p]).unwrap();
     assert_eq!(computation.instruction(third).name(), "y.1");
     assert!(!computation.instruction(third).style.percent);
     assert_eq!(computation.unique_name("x"), "x.1");
     // A computation on its own knows only its own names.
     let mut alone = hlo_layout::ir::Computation::new("alone");
     let shape = module.computation(entry).instruction(p).shape.clone();
-    let a = alone.push(Instruction::new("a", Opcode::Parameter, shape.clone()), &[]);
-    let copy = alone.insert_before(a, Instruction::new("x", Opcode::Copy, shape), &[]);
+    let a = alone
+        .push(Instruction::new("a", Opcode::Parameter, shape.clone()), &[])
+        .unwrap();
+    let copy = alone
+        .insert_before(a, Instruction::new("x", Opcode::Copy, shape), &[])
+        .unwrap();
     assert_eq!(alone.instruction(copy).name(), "x");
     let text = printed_and_reread(&module);
     assert!(!text.contains('%'), "{text}");
@@ -285,20 +323,31 @@ fn an_added_computation_takes_part_in_unique_names() {
         .clone();
     let mut side = hlo_layout::ir::Computation::new("e");
     side.is_entry = false;
-    let q = side.push(Instruction::new("q", Opcode::Parameter, shape.clone()), &[]);
-    let root = side.push(Instruction::new("m", Opcode::Negate, shape.clone()), &[q]);
+    let q = side
+        .push(Instruction::new("q", Opcode::Parameter, shape.clone()), &[])
+        .unwrap();
+    let root = side
+        .push(Instruction::new("m", Opcode::Negate, shape.clone()), &[q])
+        .unwrap();
     side.set_root(root);
     // Linked before the computation is added, and after.
     let computation = module.computation_mut(entry);
     let n = computation.find("n").unwrap();
-    let made =
-        computation.insert_before(n, Instruction::new("q", Opcode::Copy, shape.clone()), &[]);
+    let made = computation
+        .insert_before(n, Instruction::new("q", Opcode::Copy, shape.clone()), &[])
+        .unwrap();
     assert_eq!(computation.instruction(made).name(), "q");
     let id = module.add_computation(side);
     assert_eq!(module.computation(id).name, "e.1");
     assert_eq!(module.computations().len(), 2);
+    // Its parameter's name was taken by the entry's copy: it is renamed, as XLA's
+    // `AddEmbeddedComputation` does, and the old id still names it.
+    assert_eq!(module.computation(id).instruction(q).name(), "q.1");
+    assert_eq!(module.computation(id).instruction(root).name(), "m");
     let computation = module.computation_mut(entry);
-    let made = computation.insert_before(n, Instruction::new("m", Opcode::Copy, shape), &[]);
+    let made = computation
+        .insert_before(n, Instruction::new("m", Opcode::Copy, shape), &[])
+        .unwrap();
     assert_eq!(computation.instruction(made).name(), "m.1");
 }
 
@@ -399,7 +448,8 @@ fn verify_names_what_the_api_let_through() {
     // A rename refuses the name; pushing an instruction keeps the name it is given.
     assert!(c.rename(n, "r").is_err());
     let shape = c.instruction(n).shape.clone();
-    c.push(Instruction::new("r", Opcode::Negate, shape), &[n]);
+    c.push(Instruction::new("r", Opcode::Negate, shape), &[n])
+        .unwrap();
     let found = errors(&module);
     assert!(
         found
@@ -413,7 +463,9 @@ fn verify_names_what_the_api_let_through() {
     let c = module.computation_mut(entry);
     let (p, n) = (c.find("p").unwrap(), c.find("n").unwrap());
     let shape = c.instruction(p).shape.clone();
-    let late = c.push(Instruction::new("late", Opcode::Negate, shape), &[p]);
+    let late = c
+        .push(Instruction::new("late", Opcode::Negate, shape), &[p])
+        .unwrap();
     c.replace_operand(n, 0, late).unwrap();
     let found = errors(&module);
     assert_eq!(

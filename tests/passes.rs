@@ -196,7 +196,7 @@ impl Pass for Breaker {
             .ok_or_else(|| PassError::message("no root"))?;
         let shape = computation.instruction(root).shape.clone();
         let broken = hlo_layout::ir::Instruction::new("broken", Opcode::Add, shape);
-        let id = computation.insert_before(root, broken, &[root]);
+        let id = computation.insert_before(root, broken, &[root]).unwrap();
         computation.set_root(id);
         Ok(Changed::YES)
     }

@@ -350,7 +350,7 @@ impl Assigner<'_> {
             let instruction = computation.instruction(id);
             let shape = Arc::clone(&instruction.shape);
             let opcode = instruction.opcode.clone();
-            let permutation = instruction.int_list_attribute("dimensions");
+            let permutation = instruction.dimensions();
             // A reshape or transpose from a known operand is a buffer only when it moves data
             // (its relation below counts it); every other member is one.
             let relayout = matches!(opcode, Opcode::Reshape | Opcode::Transpose);
@@ -456,7 +456,7 @@ impl Assigner<'_> {
                 let charge = match &user_instruction.opcode {
                     op if op.keeps_layout() => Some((self.laid(&shape, user_m2m), None)),
                     Opcode::Transpose => user_instruction
-                        .int_list_attribute("dimensions")
+                        .dimensions()
                         .map(|permutation| (self.laid(&user_shape, user_m2m), Some(permutation))),
                     Opcode::Reshape => {
                         let known = self.laid(&user_shape, user_m2m);

@@ -208,7 +208,7 @@ impl Walk<'_> {
             }
             Opcode::Transpose => {
                 // Result dim d is operand dim permutation[d].
-                let permutation = instruction.int_list_attribute("dimensions");
+                let permutation = instruction.dimensions();
                 let mapped: Option<Vec<i64>> = permutation.and_then(|permutation| {
                     hint.iter()
                         .map(|&d| {
@@ -243,10 +243,9 @@ impl Walk<'_> {
             }
             Opcode::Broadcast => {
                 // The operand's dims in the order the result lays them out.
-                let (Some(dimensions), Some(&operand)) = (
-                    instruction.int_list_attribute("dimensions"),
-                    operands.first(),
-                ) else {
+                let (Some(dimensions), Some(&operand)) =
+                    (instruction.dimensions(), operands.first())
+                else {
                     return;
                 };
                 let filtered: Vec<i64> = hint

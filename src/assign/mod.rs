@@ -799,10 +799,7 @@ impl Assigner<'_> {
                 result.unwrap_or_else(|| Arc::clone(&shape))
             }
             Opcode::Transpose => {
-                let permutation = module
-                    .computation(comp)
-                    .instruction(instr)
-                    .int_list_attribute("dimensions");
+                let permutation = module.computation(comp).instruction(instr).dimensions();
                 match (
                     shape.as_array(),
                     operands.first().and_then(|o| minor_to_major(o)),
@@ -837,7 +834,7 @@ impl Assigner<'_> {
                 let reduced = module
                     .computation(comp)
                     .instruction(instr)
-                    .int_list_attribute("dimensions")
+                    .dimensions()
                     .unwrap_or_default();
                 match operands.first().and_then(|o| minor_to_major(o)) {
                     Some(m2m) => {
@@ -929,9 +926,7 @@ impl Assigner<'_> {
             let computation = module.computation_mut(comp);
             if let Some(from) = operands.first() {
                 let permutation = match opcode {
-                    Opcode::Transpose => computation
-                        .instruction(instr)
-                        .int_list_attribute("dimensions"),
+                    Opcode::Transpose => computation.instruction(instr).dimensions(),
                     _ => None,
                 };
                 if self.is_bitcast_between(from, &new_shape, permutation) {
@@ -1076,7 +1071,7 @@ impl Assigner<'_> {
                 instruction.style = computation.instruction(value).style;
                 instruction.style.operand_shapes =
                     computation.instruction(before).style.operand_shapes;
-                let made = computation.insert_before(before, instruction, &[value]);
+                let made = computation.add_before(before, instruction, &[value]);
                 self.conversions.insert(key, made);
                 made
             }
@@ -1091,13 +1086,13 @@ impl Assigner<'_> {
                     );
                     gte.style = style;
                     gte.set_attribute("index", &index.to_string());
-                    let gte = computation.insert_before(before, gte, &[value]);
+                    let gte = computation.add_before(before, gte, &[value]);
                     elements.push(self.convert(computation, gte, element, before));
                 }
                 let mut tuple =
                     Instruction::new("tuple", Opcode::Tuple, self.shared(shape.clone()));
                 tuple.style = style;
-                computation.insert_before(before, tuple, &elements)
+                computation.add_before(before, tuple, &elements)
             }
             _ => value,
         }
@@ -1148,7 +1143,7 @@ fn materialize_tuple_paths(module: &mut Module) {
                     gte.style = computation.instruction(user).style;
                     gte.span = computation.instruction(user).span;
                     gte.set_attribute("index", &prefix[depth - 1].to_string());
-                    value = computation.insert_before(user, gte, &[value]);
+                    value = computation.add_before(user, gte, &[value]);
                     made.insert((tuple, prefix.to_vec()), value);
                 }
                 let _ = computation.replace_operand(user, slot, value);
@@ -1290,7 +1285,7 @@ fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
                     "dimensions",
                     &int_list(from_order.iter().map(|&d| d as i64)),
                 );
-                value = computation.insert_before(id, transpose, &[value]);
+                value = computation.add_before(id, transpose, &[value]);
             }
             // To the result's physical dims.
             let to_physical_dims: Vec<i64> = to_order
@@ -1309,7 +1304,7 @@ fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
                 );
                 let mut reshape = Instruction::new("reshape", Opcode::Reshape, shape);
                 reshape.style = style;
-                value = computation.insert_before(id, reshape, &[value]);
+                value = computation.add_before(id, reshape, &[value]);
             }
             // Into the result's logical order.
             let permutation: Vec<i64> = (0..to_order.len())

@@ -24,7 +24,7 @@
 //! let (p, n) = (c.find("p").unwrap(), c.find("n").unwrap());
 //! let t = build::transpose(c, p, &[1, 0]).unwrap();
 //! assert_eq!(t.instruction.shape.to_string(), "f32[3,2]{0,1}");
-//! let t = c.insert_before(n, t.instruction, &t.operands);
+//! let t = c.insert_before(n, t.instruction, &t.operands).unwrap();
 //! assert_eq!(c.instruction(t).attribute("dimensions"), Some("{1,0}"));
 //! let r = build::reshape(c, t, &[6]).unwrap();
 //! assert_eq!(r.instruction.shape.to_string(), "f32[6]{0}");

@@ -168,6 +168,21 @@ impl Layout {
         }
     }
 
+    /// The same order with `dim` moved minor-most and the other dims in their order; the
+    /// rest of the layout (tiles...) is kept. XLA's `LayoutUtil::MoveDimToMajor`, the other
+    /// way round. A `dim` the layout does not hold is added.
+    ///
+    /// ```
+    /// use hlo_layout::ir::Layout;
+    /// let layout = Layout::descending(3).move_dim_to_minor(1);
+    /// assert_eq!(layout.minor_to_major, [1, 2, 0]);
+    /// ```
+    pub fn move_dim_to_minor(mut self, dim: i64) -> Layout {
+        self.minor_to_major.retain(|&d| d != dim);
+        self.minor_to_major.insert(0, dim);
+        self
+    }
+
     /// Adds tiles, builder style.
     pub fn tiled(mut self, tiles: Vec<Tile>) -> Layout {
         self.tiles = tiles;

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod module;
 pub mod opcode;
 pub mod pattern;
+pub mod permutation;
 pub mod primitive;
 pub mod shape;
 pub mod shape_inference;

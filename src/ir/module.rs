@@ -28,13 +28,16 @@ use crate::syntax::ast::Span;
 /// instruction has that index there. A clone of a computation, or of a module, gets new tags:
 /// it is edited apart from the original, so the original's ids are foreign to it, as an
 /// `HloInstruction*` of a cloned XLA computation is; carry an instruction over by name
-/// ([`Computation::find`]) or by position in [`Computation::order`]. Ids of removed
-/// instructions may be reused by later additions, so side tables must not outlive a
-/// removal.
+/// ([`Computation::find`]) or by position in [`Computation::order`]. A graph index freed
+/// by a removal may be given to a later addition; the id also carries how many times its
+/// index was freed, so the removed instruction's id stays an error rather than naming the
+/// newcomer. Side tables indexed by [`InstrId::index`] must still be rebuilt after
+/// removals.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct InstrId {
     index: u32,
     tag: u32,
+    generation: u32,
 }
 
 impl InstrId {
@@ -59,7 +62,11 @@ impl std::hash::Hash for InstrId {
 
 impl std::fmt::Debug for InstrId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "InstrId({}@{})", self.index, self.tag)
+        write!(f, "InstrId({}@{}", self.index, self.tag)?;
+        if self.generation != 0 {
+            write!(f, "/{}", self.generation)?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -314,6 +321,17 @@ impl Instruction {
             .collect()
     }
 
+    /// The `dimensions` attribute: a transpose's permutation, a broadcast's operand dims in
+    /// the result, the dims a reduce or reverse works on. `None` when absent.
+    pub fn dimensions(&self) -> Option<Vec<i64>> {
+        self.int_list_attribute("dimensions")
+    }
+
+    /// Sets the `dimensions` attribute, as XLA prints it (`{2,0,1}`).
+    pub fn set_dimensions(&mut self, dimensions: &[i64]) {
+        self.set_int_list_attribute("dimensions", dimensions)
+    }
+
     /// The integer of an `index=1`-style attribute.
     pub fn int_attribute(&self, name: &str) -> Option<i64> {
         self.attribute(name)?.trim().parse().ok()
@@ -491,6 +509,10 @@ pub struct Computation {
     pub span: Span,
     /// What this computation's ids carry; a clone takes a new one.
     tag: Tag,
+    /// Per graph index, how many times its instruction was removed: what an id's
+    /// `generation` must equal. Empty until the first removal, as most computations have
+    /// none.
+    generations: Vec<u32>,
     graph: StableDiGraph<Instruction, u32, u32>,
     /// The print order: a doubly linked list through `links`, so that inserting and
     /// removing are O(1) however large the computation.
@@ -549,6 +571,7 @@ impl Computation {
             in_place: false,
             span: Span::default(),
             tag: Tag::fresh(),
+            generations: Vec::new(),
             graph: StableDiGraph::default(),
             order: OrderList::default(),
             root: None,
@@ -579,7 +602,15 @@ impl Computation {
         InstrId {
             index: node.index() as u32,
             tag: self.tag.0,
+            generation: generation(&self.generations, node.index()),
         }
+    }
+
+    /// Whether `id` is this computation's and names an instruction that is still here.
+    fn is_live(&self, id: InstrId) -> bool {
+        id.tag == self.tag.0
+            && id.generation == generation(&self.generations, id.index())
+            && self.graph.contains_node(id.node())
     }
 
     /// The id of graph node `node` of [`Computation::graph`], if it holds an instruction.
@@ -596,7 +627,7 @@ impl Computation {
             });
         }
         let node = id.node();
-        if !self.graph.contains_node(node) {
+        if !self.is_live(id) {
             return Err(EditError::Removed {
                 id,
                 computation: self.name.clone(),
@@ -619,10 +650,8 @@ impl Computation {
     /// the lookup for an id that may be either.
     #[track_caller]
     pub fn instruction(&self, id: InstrId) -> &Instruction {
-        if id.tag == self.tag.0 {
-            if let Some(instruction) = self.graph.node_weight(id.node()) {
-                return instruction;
-            }
+        if self.is_live(id) {
+            return &self.graph[id.node()];
         }
         self.invalid(id)
     }
@@ -632,7 +661,7 @@ impl Computation {
     /// (`*c.instruction_mut(id) = other`) must keep its name, or the name index goes stale.
     #[track_caller]
     pub fn instruction_mut(&mut self, id: InstrId) -> &mut Instruction {
-        if id.tag == self.tag.0 && self.graph.contains_node(id.node()) {
+        if self.is_live(id) {
             return &mut self.graph[id.node()];
         }
         self.invalid(id)
@@ -681,7 +710,7 @@ impl Computation {
     /// Instructions in print order (the text's order, with additions placed before their
     /// first user). The slice is built once after a batch of edits, in one pass.
     pub fn order(&self) -> &[InstrId] {
-        self.order.slice(self.tag.0)
+        self.order.slice(self.tag.0, &self.generations)
     }
 
     /// The last instruction in print order, without building [`Computation::order`].
@@ -795,6 +824,7 @@ impl Computation {
         let unset = InstrId {
             index: u32::MAX,
             tag: self.tag.0,
+            generation: 0,
         };
         let edges = || self.graph.edges_directed(node, Direction::Incoming);
         let mut operands: Vec<InstrId> = Vec::new();
@@ -863,14 +893,7 @@ impl Computation {
         if !self.name_taken(base) {
             return base.to_string();
         }
-        let stem = match base.rsplit_once('.') {
-            Some((stem, suffix))
-                if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                stem
-            }
-            _ => base,
-        };
+        let stem = name_stem(base);
         let next = |suffixes: &rustc_hash::FxHashMap<String, u64>| {
             suffixes.get(stem).copied().unwrap_or(1)
         };
@@ -905,11 +928,28 @@ impl Computation {
         }
     }
 
+    /// Checks that every id of `ids` names an instruction of this computation.
+    fn check_all(&self, ids: &[InstrId]) -> Result<(), EditError> {
+        ids.iter().try_for_each(|&id| self.checked(id).map(drop))
+    }
+
     /// Appends an instruction with its operands at the end of the print order, with the
-    /// name and style it has (lowering reads names as written; see
-    /// [`Computation::insert_before`] for one made up by a pass).
+    /// name and style it has, as a builder of a new computation adds them (see
+    /// [`Computation::insert_before`] for one a pass adds to a computation that exists).
+    /// A name already taken here is kept, and the verifier reports it. An operand that is
+    /// another computation's or was removed is an error, and nothing is added.
+    pub fn push(
+        &mut self,
+        instruction: Instruction,
+        operands: &[InstrId],
+    ) -> Result<InstrId, EditError> {
+        self.check_all(operands)?;
+        Ok(self.append(instruction, operands))
+    }
+
+    /// [`Computation::push`] for ids known to be valid, as lowering's are.
     #[track_caller]
-    pub fn push(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
+    pub(crate) fn append(&mut self, instruction: Instruction, operands: &[InstrId]) -> InstrId {
         let node = self.graph.add_node(instruction);
         self.index_name(node, false);
         self.add_operands(node, operands);
@@ -921,7 +961,7 @@ impl Computation {
     /// already holding that name when there is one (and nothing is added), hashing the name
     /// once for the lookup and the index both.
     #[track_caller]
-    pub fn push_if_new(
+    pub(crate) fn push_if_new(
         &mut self,
         instruction: Instruction,
         operands: &[InstrId],
@@ -952,19 +992,28 @@ impl Computation {
     /// [`Computation::unique_name`]). One with the style [`Instruction::new`] gives (the
     /// default) prints as its neighbours do: with or without `%` as its first operand (or,
     /// with none, `before`), with operand shapes or not as `before`; a style set by a
-    /// builder or by hand is kept. Panics, naming the computation, when `before` or an
-    /// operand is another computation's or was removed.
-    #[track_caller]
+    /// builder or by hand is kept. When `before` or an operand is another computation's or
+    /// was removed, nothing is added and the error names the computation.
     pub fn insert_before(
+        &mut self,
+        before: InstrId,
+        instruction: Instruction,
+        operands: &[InstrId],
+    ) -> Result<InstrId, EditError> {
+        self.checked(before)?;
+        self.check_all(operands)?;
+        Ok(self.add_before(before, instruction, operands))
+    }
+
+    /// [`Computation::insert_before`] for ids known to be valid, as a pass's own are.
+    #[track_caller]
+    pub(crate) fn add_before(
         &mut self,
         before: InstrId,
         mut instruction: Instruction,
         operands: &[InstrId],
     ) -> InstrId {
         let before = self.node(before);
-        for &operand in operands {
-            self.node(operand);
-        }
         instruction.name = self.unique_name(&instruction.name).into();
         if instruction.style == PrintStyle::default() {
             // A default `%` among plain lines would print a module in two styles.
@@ -985,8 +1034,20 @@ impl Computation {
 
     /// Adds `operand` at `slot` of `user`, for builders that wire operands after creating
     /// instructions. Keeping slots dense is the caller's duty; the verifier checks it.
+    pub fn add_operand_edge(
+        &mut self,
+        operand: InstrId,
+        user: InstrId,
+        slot: u32,
+    ) -> Result<(), EditError> {
+        let (operand, user) = (self.checked(operand)?, self.checked(user)?);
+        self.graph.add_edge(operand, user, slot);
+        Ok(())
+    }
+
+    /// [`Computation::add_operand_edge`] for ids known to be valid, as lowering's are.
     #[track_caller]
-    pub fn add_operand_edge(&mut self, operand: InstrId, user: InstrId, slot: u32) {
+    pub(crate) fn link_operand(&mut self, operand: InstrId, user: InstrId, slot: u32) {
         let (operand, user) = (self.node(operand), self.node(user));
         self.graph.add_edge(operand, user, slot);
     }
@@ -1186,7 +1247,7 @@ impl Computation {
             self.checked(operand)?;
         }
         instruction.style = self.graph[old_node].style;
-        let new = self.insert_before(old, instruction, operands);
+        let new = self.add_before(old, instruction, operands);
         self.replace_instruction(old, new)?;
         Ok(new)
     }
@@ -1243,6 +1304,11 @@ impl Computation {
         }
         self.unindex_name(node);
         self.order.unlink(node);
+        let index = node.index();
+        if self.generations.len() <= index {
+            self.generations.resize(index + 1, 0);
+        }
+        self.generations[index] = self.generations[index].wrapping_add(1);
         self.graph.remove_node(node).ok_or(EditError::Removed {
             id,
             computation: self.name.clone(),
@@ -1290,7 +1356,7 @@ impl Computation {
         // lowering reports; here it must only not loop forever.
         let mut entered = vec![false; self.graph.node_bound()];
         let mut out = Vec::with_capacity(order.len);
-        for &id in order.slice(self.tag.0) {
+        for &id in order.slice(self.tag.0, &self.generations) {
             let mut stack = vec![(id, false)];
             while let Some((node, expanded)) = stack.pop() {
                 if expanded {
@@ -1345,6 +1411,23 @@ impl Computation {
 #[cold]
 #[inline(never)]
 #[track_caller]
+/// `base` without a numeric suffix (`copy.3` -> `copy`), as XLA's `NameUniquer` reads it.
+fn name_stem(base: &str) -> &str {
+    match base.rsplit_once('.') {
+        Some((stem, suffix))
+            if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            stem
+        }
+        _ => base,
+    }
+}
+
+/// How many times graph index `index` was freed, from a computation's `generations`.
+fn generation(generations: &[u32], index: usize) -> u32 {
+    generations.get(index).copied().unwrap_or(0)
+}
+
 fn invalid_id(error: EditError) -> ! {
     panic!("{error}")
 }
@@ -1391,13 +1474,17 @@ impl Clone for OrderList {
 }
 
 impl OrderList {
-    /// The order as ids with tag `tag`, the computation's.
-    fn slice(&self, tag: u32) -> &[InstrId] {
+    /// The order as ids with tag `tag`, the computation's, and its `generations`.
+    fn slice(&self, tag: u32, generations: &[u32]) -> &[InstrId] {
         self.slice.get_or_init(|| {
             let mut out = Vec::with_capacity(self.len);
             let mut at = if self.len == 0 { NIL } else { self.head };
             while at != NIL {
-                out.push(InstrId { index: at, tag });
+                out.push(InstrId {
+                    index: at,
+                    tag,
+                    generation: generation(generations, at as usize),
+                });
                 at = self.links[at as usize].next;
             }
             out
@@ -1637,9 +1724,10 @@ impl Module {
         self.computations.iter_mut()
     }
 
-    /// Adds `computation` at the end (XLA's `AddEmbeddedComputation`) and returns its id. A
-    /// name another computation has is made unique as XLA does (`name.1`); instruction names
-    /// are kept as they are, as parsing keeps them.
+    /// Adds `computation` at the end (XLA's `AddEmbeddedComputation`) and returns its id. As
+    /// XLA does, a computation name or an instruction name the module already has is made
+    /// unique (`name.1`); the `control-predecessors` that name a renamed instruction follow
+    /// it. From here on, names the computation makes up are new in the whole module.
     pub fn add_computation(&mut self, mut computation: Computation) -> ComputationId {
         if self.find_computation(&computation.name).is_some() {
             let stem = computation.name.clone();
@@ -1649,13 +1737,39 @@ impl Module {
             }
             computation.name = format!("{stem}.{n}");
         }
-        if let Some(shared) = &self.names.0 {
+        self.link_names();
+        let Some(shared) = self.names.0.clone() else {
+            unreachable!("link_names links the module's names")
+        };
+        // Renamed while detached, so that its old names are never counted in the module's.
+        computation.module_names = SharedNames::default();
+        let taken = |name: &str| {
+            let names = shared.lock().unwrap_or_else(|e| e.into_inner());
+            names.holds(name_hash(name))
+        };
+        let clashes: Vec<InstrId> = computation
+            .order()
+            .iter()
+            .copied()
+            .filter(|&id| taken(computation.instruction(id).name()))
+            .collect();
+        for id in clashes {
+            let name = computation.instruction(id).name().to_string();
+            let stem = name_stem(&name);
+            let fresh = (1u64..)
+                .map(|n| format!("{stem}.{n}"))
+                .find(|candidate| !taken(candidate) && computation.find(candidate).is_none())
+                .unwrap_or(name);
+            // The name is new here and in the module, so the rename cannot be refused.
+            let _ = computation.rename(id, &fresh);
+        }
+        {
             let mut names = shared.lock().unwrap_or_else(|e| e.into_inner());
             for instruction in computation.graph.node_weights() {
                 names.add(name_hash(&instruction.name));
             }
-            computation.module_names = SharedNames(Some(shared.clone()));
         }
+        computation.module_names = SharedNames(Some(shared));
         let id = ComputationId(self.computations.len() as u32);
         self.computations.push(computation);
         id
@@ -1811,9 +1925,15 @@ mod tests {
     #[test]
     fn operands_come_from_slots_not_adjacency_order() {
         let mut c = Computation::new("c");
-        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
-        let b = c.push(Instruction::new("b", Opcode::Parameter, scalar()), &[]);
-        let sub = c.push(Instruction::new("sub", Opcode::Subtract, scalar()), &[a, b]);
+        let a = c
+            .push(Instruction::new("a", Opcode::Parameter, scalar()), &[])
+            .unwrap();
+        let b = c
+            .push(Instruction::new("b", Opcode::Parameter, scalar()), &[])
+            .unwrap();
+        let sub = c
+            .push(Instruction::new("sub", Opcode::Subtract, scalar()), &[a, b])
+            .unwrap();
         assert_eq!(c.operands(sub), vec![a, b]);
         c.replace_operand(sub, 0, b).unwrap();
         assert_eq!(c.operands(sub), vec![b, b]);
@@ -1832,19 +1952,19 @@ mod tests {
             ),
         ) {
             let mut c = Computation::new("c");
-            let user = c.push(Instruction::new("u", Opcode::Tuple, scalar()), &[]);
+            let user = c.push(Instruction::new("u", Opcode::Tuple, scalar()), &[]).unwrap();
             let mut slot_of = std::collections::BTreeMap::new();
             for (index, &slot) in slots.iter().enumerate() {
                 let name = format!("p{index}");
-                let source = c.push(Instruction::new(name, Opcode::Parameter, scalar()), &[]);
-                c.add_operand_edge(source, user, slot);
+                let source = c.push(Instruction::new(name, Opcode::Parameter, scalar()), &[]).unwrap();
+                c.add_operand_edge(source, user, slot).unwrap();
                 slot_of.insert(source, slot);
             }
             // Edges elsewhere in the graph, so that a gap in the slots is not given away by a
             // slot past the number of edges.
-            let other = c.push(Instruction::new("v", Opcode::Tuple, scalar()), &[]);
+            let other = c.push(Instruction::new("v", Opcode::Tuple, scalar()), &[]).unwrap();
             for slot in 0..8 {
-                c.add_operand_edge(user, other, slot);
+                c.add_operand_edge(user, other, slot).unwrap();
             }
             let operands = c.operands(user);
             let mut sources: Vec<InstrId> = operands.clone();
@@ -1858,12 +1978,18 @@ mod tests {
     #[test]
     fn removal_needs_no_users_and_names_stay_unique() {
         let mut c = Computation::new("c");
-        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
-        let n = c.push(Instruction::new("n", Opcode::Negate, scalar()), &[a]);
+        let a = c
+            .push(Instruction::new("a", Opcode::Parameter, scalar()), &[])
+            .unwrap();
+        let n = c
+            .push(Instruction::new("n", Opcode::Negate, scalar()), &[a])
+            .unwrap();
         c.set_root(n);
         assert!(matches!(c.remove(a), Err(EditError::HasUsers { .. })));
         assert!(matches!(c.remove(n), Err(EditError::RemovingRoot { .. })));
-        let copy = c.insert_before(n, Instruction::new("a", Opcode::Copy, scalar()), &[a]);
+        let copy = c
+            .insert_before(n, Instruction::new("a", Opcode::Copy, scalar()), &[a])
+            .unwrap();
         assert_eq!(c.instruction(copy).name(), "a.1");
         c.replace_operand(n, 0, copy).unwrap();
         assert_eq!(c.order(), &[a, copy, n]);
@@ -1874,20 +2000,28 @@ mod tests {
     #[test]
     fn print_order_survives_many_edits_at_one_place() {
         let mut c = Computation::new("c");
-        let a = c.push(Instruction::new("a", Opcode::Parameter, scalar()), &[]);
-        let root = c.push(Instruction::new("r", Opcode::Negate, scalar()), &[a]);
+        let a = c
+            .push(Instruction::new("a", Opcode::Parameter, scalar()), &[])
+            .unwrap();
+        let root = c
+            .push(Instruction::new("r", Opcode::Negate, scalar()), &[a])
+            .unwrap();
         c.set_root(root);
         // Far more insertions before one instruction than the label gaps can halve.
         let mut expected = vec![a];
         for _ in 0..200 {
-            let copy = c.insert_before(root, Instruction::new("c", Opcode::Copy, scalar()), &[a]);
+            let copy = c
+                .insert_before(root, Instruction::new("c", Opcode::Copy, scalar()), &[a])
+                .unwrap();
             expected.push(copy);
         }
         // And each before the previous one, which nests insertions.
         let mut front = root;
         let mut nested = Vec::new();
         for _ in 0..100 {
-            front = c.insert_before(front, Instruction::new("n", Opcode::Copy, scalar()), &[a]);
+            front = c
+                .insert_before(front, Instruction::new("n", Opcode::Copy, scalar()), &[a])
+                .unwrap();
             nested.push(front);
         }
         nested.reverse();
@@ -1909,7 +2043,9 @@ mod tests {
         assert_eq!(c.order(), &kept[..]);
         assert_eq!(c.len(), kept.len());
         // A new instruction may reuse a removed one's id and goes where it is put.
-        let last = c.insert_before(root, Instruction::new("z", Opcode::Copy, scalar()), &[a]);
+        let last = c
+            .insert_before(root, Instruction::new("z", Opcode::Copy, scalar()), &[a])
+            .unwrap();
         assert_eq!(c.order()[c.len() - 2], last);
     }
 

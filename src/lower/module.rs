@@ -546,7 +546,7 @@ impl<'s> OpenComputation<'s> {
     /// Adds `instruction` to the computation, noting what its end needs to know of it.
     fn push(&mut self, instruction: Instruction) -> InstrId {
         let noted = Self::to_note(&instruction);
-        let id = self.computation.push(instruction, &[]);
+        let id = self.computation.append(instruction, &[]);
         self.note(noted, id);
         id
     }
@@ -1623,7 +1623,7 @@ impl<'s> ComputationLowering<'_, 's> {
         if id.index() >= operand.user.index() {
             self.open.out_of_order = true;
         }
-        computation.add_operand_edge(id, operand.user, operand.slot);
+        computation.link_operand(id, operand.user, operand.slot);
     }
 
     /// Resolves operands and checks the computation once its closing brace is read.
@@ -2102,7 +2102,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     };
                     let mut nested_pending = Vec::new();
                     if let Some(id) = self.nested(&nested, name, &mut nested_pending) {
-                        self.open.computation.add_operand_edge(id, user, slot);
+                        self.open.computation.link_operand(id, user, slot);
                     }
                     pending.extend(nested_pending);
                 }
@@ -2119,7 +2119,7 @@ impl<'s> ComputationLowering<'_, 's> {
                             Instruction::new(name, Opcode::Parameter, with_default_layouts(shape));
                         parameter.payload = Payload::Parameter(number);
                         let id = self.open.push(parameter);
-                        self.open.computation.add_operand_edge(id, user, slot);
+                        self.open.computation.link_operand(id, user, slot);
                     }
                 }
                 ast::Operand::Literal(term) => {

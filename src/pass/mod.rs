@@ -51,7 +51,7 @@ mod pipeline;
 pub mod registry;
 
 use crate::ir::module::EditError;
-use crate::ir::Module;
+use crate::ir::{Computation, InstrId, Module};
 use crate::verify::{VerifyError, VerifyOptions};
 
 pub use dump::{dump_file_name, DumpOptions, PIPELINE_END, PIPELINE_START};
@@ -100,6 +100,44 @@ pub trait Pass {
     fn description(&self) -> &'static str;
     /// Runs the pass; returns whether anything changed.
     fn run(&mut self, module: &mut Module, cx: &mut PassContext) -> Result<Changed, PassError>;
+}
+
+/// Offers every instruction of every computation to `rewrite`, in print order (operands
+/// before users), as XLA's `DfsHloRewriteVisitor` offers each to its `Handle...` method:
+/// `rewrite` edits the computation through its mutation API and says whether it changed
+/// anything. Instructions it adds are not offered; ones it removes are skipped.
+///
+/// ```
+/// use hlo_layout::ir::Opcode;
+/// use hlo_layout::pass::{rewrite_each, Changed};
+///
+/// let mut module = hlo_layout::parse_module(
+///     "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n",
+/// )
+/// .unwrap();
+/// let changed = rewrite_each(&mut module, |computation, id| {
+///     let negate = computation.instruction(id).opcode == Opcode::Negate;
+///     if negate {
+///         computation.rename(id, "minus")?;
+///     }
+///     Ok(negate)
+/// });
+/// assert_eq!(changed, Ok(Changed::YES));
+/// assert!(module.entry().find("minus").is_some());
+/// ```
+pub fn rewrite_each(
+    module: &mut Module,
+    mut rewrite: impl FnMut(&mut Computation, InstrId) -> Result<bool, PassError>,
+) -> Result<Changed, PassError> {
+    let mut changed = Changed::NO;
+    for computation in module.computations_mut() {
+        for id in computation.order().to_vec() {
+            if computation.contains(id) {
+                changed |= Changed(rewrite(computation, id)?);
+            }
+        }
+    }
+    Ok(changed)
 }
 
 /// What a pipeline shares with the passes it runs.

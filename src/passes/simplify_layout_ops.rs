@@ -165,7 +165,7 @@ impl Rewriter<'_> {
                 }
             }
             Opcode::Transpose => {
-                let permutation = instruction.int_list_attribute("dimensions")?;
+                let permutation = instruction.dimensions()?;
                 let identity = permutation.iter().enumerate().all(|(i, &d)| d == i as i64);
                 let bitcast = moves_nothing(
                     from,
@@ -232,7 +232,7 @@ impl Rewriter<'_> {
                         bitcast.set_attribute(name, value);
                     }
                 }
-                let new = self.computation.insert_before(id, bitcast, &[source]);
+                let new = self.computation.add_before(id, bitcast, &[source]);
                 self.grow_control_table(new);
                 self.replace_all_uses(id, new)?;
                 self.remove(id)?;
