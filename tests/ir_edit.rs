@@ -395,6 +395,27 @@ fn dimension_numbers_are_read_and_written_typed() {
         (labels.input_batch_dimension, labels.input_feature_dimension),
         (0, 3)
     );
+    // Written back, the labels read as they were; swapped, they print as XLA would.
+    let mut conv = conv.clone();
+    let entry = conv.entry;
+    let computation = conv.computation_mut(entry);
+    let id = computation.find("c").unwrap();
+    let mut swapped = labels.clone();
+    std::mem::swap(
+        &mut swapped.input_batch_dimension,
+        &mut swapped.input_feature_dimension,
+    );
+    computation
+        .instruction_mut(id)
+        .set_convolution_dimension_numbers(&swapped);
+    assert_eq!(
+        computation.instruction(id).attribute("dim_labels"),
+        Some("f01b_01io->b01f")
+    );
+    assert_eq!(
+        computation.instruction(id).convolution_dimension_numbers(),
+        Some(swapped)
+    );
 }
 
 /// Mistakes the editing API allows but no parser reads are `verify` errors that name the

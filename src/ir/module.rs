@@ -380,6 +380,14 @@ impl Instruction {
         crate::ir::attrs::ConvDimensionNumbers::parse(self.attribute("dim_labels")?).ok()
     }
 
+    /// Writes a `convolution`'s `dim_labels` as XLA prints them (`b01f_01io->b01f`).
+    pub fn set_convolution_dimension_numbers(
+        &mut self,
+        numbers: &crate::ir::attrs::ConvDimensionNumbers,
+    ) {
+        self.set_attribute("dim_labels", &numbers.to_string());
+    }
+
     /// A `gather`'s dimension numbers (the batching lists are empty when absent); `None`
     /// when `index_vector_dim` is absent or a value is malformed. `slice_sizes` is a list
     /// of its own: `int_list_attribute("slice_sizes")`.
