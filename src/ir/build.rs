@@ -99,7 +99,8 @@ pub enum BuildError {
     #[diagnostic(code(hlo::build::shape))]
     Shape {
         /// Not a `source`: the message already says it, and a report would say it twice.
-        error: ShapeError,
+        /// Boxed, as it is the largest payload: every builder returns this error type.
+        error: Box<ShapeError>,
         /// The operands' names, `` `a`, `b` ``.
         operands: String,
         computation: String,
@@ -116,7 +117,7 @@ pub enum BuildError {
 }
 
 /// The array shape of operand `id`.
-fn array<'c>(computation: &'c Computation, id: InstrId) -> Result<&'c ArrayShape, BuildError> {
+fn array(computation: &Computation, id: InstrId) -> Result<&ArrayShape, BuildError> {
     let instruction = computation
         .get(id)
         .map_err(|error| BuildError::NoSuchInstruction {
@@ -146,7 +147,7 @@ fn inferred<T>(
             .map(|instruction| format!("`{}`", instruction.name()))
             .collect();
         BuildError::Shape {
-            error,
+            error: Box::new(error),
             operands: names.join(", "),
             computation: computation.name.clone(),
         }

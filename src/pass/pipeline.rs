@@ -115,7 +115,8 @@ pub enum PipelineError {
     #[diagnostic(code(hlo::pipeline::pass_failed))]
     PassFailed {
         pass: String,
-        error: PassError,
+        /// Boxed, as it is the largest payload: every run returns this error type.
+        error: Box<PassError>,
         /// The verifier's diagnostics when the pass is one that verifies.
         #[related]
         errors: Vec<VerifyError>,
@@ -144,7 +145,7 @@ impl PipelineError {
         };
         PipelineError::PassFailed {
             pass: pass.to_string(),
-            error,
+            error: Box::new(error),
             errors,
         }
     }
