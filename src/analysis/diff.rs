@@ -553,7 +553,7 @@ impl Context<'_> {
         let mut m = Matching::default();
         if !self.options.ignore_names {
             for &r in b.order() {
-                if let Some(l) = a.find(&b.instruction(r).name()) {
+                if let Some(l) = a.find(b.instruction(r).name()) {
                     m.add(l, r);
                 }
             }

@@ -112,7 +112,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
         if Some(id) == root {
             label.push_str("ROOT ");
         }
-        label.push_str(&instruction.name());
+        label.push_str(instruction.name());
         label.push('\n');
         label.push_str(instruction.opcode.name());
         match &instruction.payload {

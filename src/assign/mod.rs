@@ -333,10 +333,14 @@ struct Assigner<'t> {
     derived: FxHashMap<(usize, Derivation), (Arc<Shape>, Arc<Shape>)>,
     /// [`is_bitcast`] of a reshape or transpose, by the addresses of its operand's and result's
     /// shapes and the transpose's permutation; each entry holds both shapes.
-    bitcasts: FxHashMap<(usize, usize, Option<Vec<i64>>), (Arc<Shape>, Arc<Shape>, bool)>,
+    bitcasts: FxHashMap<BitcastQuestion, (Arc<Shape>, Arc<Shape>, bool)>,
     /// The layouts users further down want, which settle ties ([`hints`]).
     hints: hints::Hints,
 }
+
+/// The addresses of a reshape's or transpose's operand and result shapes, with the
+/// transpose's permutation: what [`Assigner::is_bitcast_between`] is asked.
+type BitcastQuestion = (usize, usize, Option<Vec<i64>>);
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
 /// the parameters' own; tiled by the target where no tiles were given.

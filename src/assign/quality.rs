@@ -165,7 +165,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
         let mine = ours.computation(mine);
         for &id in computation.order() {
             let instruction = computation.instruction(id);
-            let Some(other) = mine.find(&instruction.name()) else {
+            let Some(other) = mine.find(instruction.name()) else {
                 continue;
             };
             let other = mine.instruction(other);

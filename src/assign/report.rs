@@ -192,7 +192,7 @@ impl<'a> Padding<'a> {
                     self.candidates.push((
                         padded - unpadded,
                         &computation.name,
-                        &instruction.name(),
+                        instruction.name(),
                         array,
                     ));
                 }

@@ -1608,7 +1608,8 @@ impl OrderList {
                 return;
             }
             // Grow the window to twice its size, on whichever sides have room.
-            for _ in 0..count {
+            let steps = count;
+            for _ in 0..steps {
                 if self.links[first as usize].prev != NIL {
                     first = self.links[first as usize].prev;
                     count += 1;

@@ -544,7 +544,8 @@ pub(crate) fn header_problems<'a>(
             .map(|a| &*a.value)
     };
     let mut problems = Vec::new();
-    let checks: [(&'static str, fn(&str) -> Result<(), String>); 2] = [
+    type Check = fn(&str) -> Result<(), String>;
+    let checks: [(&'static str, Check); 2] = [
         ("input_output_alias", header::input_output_alias),
         ("buffer_donor", header::buffer_donor),
     ];
