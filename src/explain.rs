@@ -27,82 +27,118 @@ pub fn dim_names(rank: usize) -> Vec<String> {
 /// Input that cannot be explained; each points into the text it came from.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum ExplainError {
+    /// The shape does not parse or is not a valid array shape.
     #[error(transparent)]
     #[diagnostic(transparent)]
     Shape(crate::Error),
+    /// A dim is unbounded, so the array has no size to lay out.
     #[error("dimension {dim} ({name}) is unbounded (`?`): it has no size to lay out")]
     #[diagnostic(
         code(hlo::explain::unbounded_dim),
         help("give the dim a static size, or a bound such as `<=8`")
     )]
     UnboundedDim {
+        /// The dim's number.
         dim: usize,
+        /// The dim's letter ([`dim_names`]).
         name: String,
+        /// The dim in the shape's text.
         #[label("unbounded")]
         span: SourceSpan,
     },
+    /// The layout does not fit the array.
     #[error("{reason}")]
     #[diagnostic(code(hlo::explain::layout))]
     Layout {
+        /// What the tiling found wrong.
         reason: TilingError,
+        /// The whole shape.
         #[label("this shape")]
         span: SourceSpan,
     },
+    /// The index has a coordinate count other than the array's rank.
     #[error("--index has {given} but the array has rank {rank}")]
     #[diagnostic(code(hlo::explain::index_rank), help("{expected}"))]
     IndexRank {
+        /// How many coordinates were given, in words: `3 coordinates`.
         given: String,
+        /// The array's rank.
         rank: usize,
+        /// What to give instead, for the help line.
         expected: String,
+        /// The whole index.
         #[label("{given}")]
         span: SourceSpan,
     },
+    /// A coordinate of the index is outside its dim.
     #[error("coordinate {value} is out of range for dimension {dim} ({name}) of size {size}")]
     #[diagnostic(code(hlo::explain::index_range), help("{expected}"))]
     IndexOutOfRange {
+        /// The dim's number.
         dim: usize,
+        /// The dim's letter ([`dim_names`]).
         name: String,
+        /// The coordinate given.
         value: i64,
+        /// The dim's size.
         size: i64,
+        /// The range the coordinate must be in, for the help line.
         expected: String,
+        /// The coordinate in the index's text.
         #[label("out of range")]
         span: SourceSpan,
     },
+    /// The padded sizes number other than the array's rank.
     #[error("--padded-dimensions has {given} but the array has rank {rank}")]
     #[diagnostic(
         code(hlo::explain::padding_rank),
         help("give one padded size per logical dim")
     )]
     PaddingRank {
+        /// How many sizes were given, in words.
         given: String,
+        /// The array's rank.
         rank: usize,
+        /// The whole list of padded sizes.
         #[label("{given}")]
         span: SourceSpan,
     },
+    /// A padded size is smaller than its dim.
     #[error("padded size {padded} is smaller than dimension {dim} ({name}) of size {size}")]
     #[diagnostic(
         code(hlo::explain::padding_too_small),
         help("each padded size must be at least its dim's size")
     )]
     PaddingTooSmall {
+        /// The dim's number.
         dim: usize,
+        /// The dim's letter ([`dim_names`]).
         name: String,
+        /// The padded size given.
         padded: i64,
+        /// The dim's size.
         size: i64,
+        /// The padded size in its list.
         #[label("too small")]
         span: SourceSpan,
     },
+    /// The padded sizes make the array too large to address.
     #[error("{reason}")]
     #[diagnostic(code(hlo::explain::padding_size))]
     PaddingOverflow {
+        /// What the tiling found wrong.
         reason: TilingError,
+        /// The whole list of padded sizes.
         #[label("these sizes")]
         span: SourceSpan,
     },
     /// A failure of the library on input that was already checked: a bug, not bad input.
     #[error("internal: {message}")]
     #[diagnostic(code(hlo::explain::internal), help("this is a bug in hlo-layout"))]
-    Internal { message: String },
+    Internal {
+        /// What failed, in the library's words.
+        message: String,
+    },
 }
 
 impl ExplainError {
@@ -117,8 +153,11 @@ impl ExplainError {
 /// Which input a [`Failure`] points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
+    /// The array shape.
     Shape,
+    /// The element's index, written as `2,3`.
     Index,
+    /// The legacy padded sizes, written as `8,128`.
     PaddedDimensions,
 }
 
@@ -126,25 +165,35 @@ pub enum Source {
 /// shape, or the index or padded sizes written as `2,3`).
 #[derive(Debug)]
 pub struct Failure {
+    /// Which input the spans point into.
     pub source: Source,
+    /// That input's text.
     pub text: String,
+    /// What is wrong with it, in text order.
     pub errors: Vec<ExplainError>,
 }
 
 /// An array shape with its memory map, and the element asked about.
 #[derive(Clone, Debug)]
 pub struct Explained {
+    /// The shape as parsed.
     pub shape: ArrayShape,
+    /// The legacy padding, applied before the tiles, when given.
     pub padding: Option<LegacyPadding>,
+    /// Where every element lives.
     pub memory: PhysicalLayout,
+    /// The element asked about, when an index was given.
     pub element: Option<Element>,
 }
 
 /// Where one element lives: its index, its path through each tile and its linear index.
 #[derive(Clone, Debug)]
 pub struct Element {
+    /// Its logical index, one coordinate per dim.
     pub index: Vec<i64>,
+    /// Its way through each tile in turn, outermost first.
     pub traces: Vec<StepTrace>,
+    /// Its position in memory, in elements from the start of the array.
     pub linear: i64,
 }
 

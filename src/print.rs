@@ -579,7 +579,7 @@ impl Printer {
         }
         self.out.push_str(instruction.opcode.text);
         // Index comments mark every fifth operand in the `%` styles, not in the short one.
-        self.operands(&instruction.operands, instruction.name.percent, indent);
+        self.operands(&instruction.operands, instruction.name.percent);
         let opcode = instruction.opcode.text;
         let ordered = in_print_order(&instruction.attributes, |a| {
             attribute_rank(opcode, a.name.text)
@@ -590,7 +590,7 @@ impl Printer {
         }
     }
 
-    fn operands(&mut self, operands: &[Operand<'_>], index_comments: bool, indent: usize) {
+    fn operands(&mut self, operands: &[Operand<'_>], index_comments: bool) {
         self.out.push('(');
         for (i, operand) in operands.iter().enumerate() {
             if i > 0 {
@@ -626,7 +626,7 @@ impl Printer {
                         self.out.push(' ');
                     }
                     self.out.push_str(opcode.text);
-                    self.operands(operands, index_comments, indent);
+                    self.operands(operands, index_comments);
                 }
                 Operand::Shape(shape) => self.shape(shape, true),
                 Operand::Literal(term) => self.literal(term, 0, literal_rank(term), 0),
@@ -1838,7 +1838,7 @@ fn print_ir_instruction(
 ) {
     let instruction = computation.instruction(id);
     let style = instruction.style;
-    push_name(out, &instruction.name(), style);
+    push_name(out, instruction.name(), style);
     out.push_str(" = ");
     if instruction.shape_written {
         shapes.push(out, &instruction.shape);
@@ -1878,7 +1878,7 @@ fn print_ir_instruction(
         if style.operand_percent != instruction.percent_exceptions.contains(&(i as u32)) {
             out.push('%');
         }
-        out.push_str(&operand_instruction.name());
+        out.push_str(operand_instruction.name());
         for &index in path {
             out.push('#');
             push_int(out, index);

@@ -74,9 +74,7 @@ fn reshape_pair() -> impl Strategy<Value = (ArrayShape, ArrayShape)> {
                     *last *= f;
                 }
             }
-            for _ in 0..ones {
-                other.push(1);
-            }
+            other.resize(other.len() + ones, 1);
             if other.is_empty() {
                 other.push(1);
             }

@@ -10,11 +10,7 @@ use std::path::Path;
 /// were, after checking that the output formats to itself.
 fn fmt_fixed_point(path: &Path, split: bool, identical: bool) -> usize {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let parts = if split {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
+    let parts = common::module_ranges(&text, split);
     for range in &parts {
         let once = hlo_layout::format_module_range(&text, range.clone()).unwrap_or_else(|errors| {
             panic!(

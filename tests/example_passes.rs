@@ -2,6 +2,10 @@
 //! this test: their output on a small module is a snapshot, and on every JAX corpus module
 //! (laid out, for the passes that need layouts) it verifies and reads back.
 
+// Each example is a crate of its own with its own `mod support`; compiled together here, each
+// loads that file again, as it must.
+#![allow(clippy::duplicate_mod)]
+
 mod common;
 
 #[allow(dead_code)]

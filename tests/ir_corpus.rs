@@ -8,11 +8,7 @@ use std::path::Path;
 /// Lowers and prints each module of a file; returns (modules, failures described).
 fn check_file(path: &Path, split: bool) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let parts = if split {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
+    let parts = common::module_ranges(&text, split);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
     let mut failures = Vec::new();
     for range in &parts {

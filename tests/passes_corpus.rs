@@ -24,11 +24,7 @@ struct Counts {
 
 fn run_file(path: &Path, split: bool, spec: &str, counts: &mut Counts) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let parts = if split {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
+    let parts = common::module_ranges(&text, split);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
     let spec = parse_pipeline(spec).unwrap();
     for range in parts {
@@ -48,7 +44,6 @@ fn run_file(path: &Path, split: bool, spec: &str, counts: &mut Counts) {
         let mut options = PipelineOptions::default();
         let layout_sensitive = hlo_layout::verify::VerifyOptions {
             layout_sensitive: true,
-            ..Default::default()
         };
         if hlo_layout::verify::verify(&module, &layout_sensitive).is_ok() {
             // Inputs with consistent layouts must keep them through every pass.

@@ -121,9 +121,9 @@ fn oracle(dims: &[i64], layout: &Layout) -> Buffer {
         let n = padded.dims.len();
         let k = sizes.len();
         let mut dims = padded.dims[..n - k].to_vec();
-        for j in 0..k {
-            dims.push(padded.dims[n - k + j] / sizes[j]);
-            dims.push(sizes[j]);
+        for (&padded_dim, &size) in padded.dims[n - k..].iter().zip(&sizes) {
+            dims.push(padded_dim / size);
+            dims.push(size);
         }
         let reshaped = Buffer {
             dims,

@@ -56,11 +56,7 @@ const VERIFIER_REJECTS: &[(&str, &str)] = &[
 fn verify_file(path: &Path, split: bool, options: VerifyOptions) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-    let parts = if split {
-        hlo_layout::syntax::split_modules(&text)
-    } else {
-        vec![0..text.len()]
-    };
+    let parts = common::module_ranges(&text, split);
     let mut failures = Vec::new();
     let mut verified = 0;
     for range in parts {
@@ -197,11 +193,7 @@ fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
         for path in common::files(&dir, "hlo") {
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-            let parts = if split {
-                hlo_layout::syntax::split_modules(&text)
-            } else {
-                vec![0..text.len()]
-            };
+            let parts = common::module_ranges(&text, split);
             for range in parts {
                 let whole = hlo_layout::parse_module_range(&text, range.clone())
                     .is_ok_and(|module| verify(&module, &PLAIN).is_ok());

@@ -22,36 +22,46 @@ use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module
 use crate::lower::module::calls_computations;
 use crate::print::print_ir_instruction_line;
 
+/// How two modules are compared.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DiffOptions {
     /// Match and compare without names: renamed instructions and computations are equal.
     pub ignore_names: bool,
 }
 
+/// The differences between two modules: their headers, each computation and a summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ModuleDiff {
+    /// The modules are the same, header and computations, as the options compare them.
     pub equal: bool,
     /// Differences in the module's header: its name and attributes.
     pub module: Vec<FieldChange>,
     /// Every computation with a difference, in the first module's order, then the computations
     /// only the second has.
     pub computations: Vec<ComputationDiff>,
+    /// The changes counted over every computation.
     pub summary: Summary,
 }
 
+/// One field that differs between two matched things, with both sides as text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldChange {
+    /// What differs: `name`, `opcode`, `shape`, `operand N`, an attribute's name and so on.
     pub field: String,
+    /// The first module's value; `(none)` for an attribute only the second has.
     pub left: String,
+    /// The second module's value; `(none)` for an attribute only the first has.
     pub right: String,
 }
 
+/// The differences between two paired computations, or a computation only one module has.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ComputationDiff {
     /// `None` when the computation is only in the second module.
     pub left: Option<String>,
     /// `None` when the computation is only in the first module.
     pub right: Option<String>,
+    /// Whether the computation is its module's entry.
     pub entry: bool,
     /// Instructions matched with no difference.
     pub identical: usize,
@@ -59,34 +69,50 @@ pub struct ComputationDiff {
     pub changes: Vec<Change>,
 }
 
+/// One instruction's difference, each side printed as its line of HLO text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
+    /// An instruction only the first module has.
     Removed {
+        /// Its line in the first module.
         left: String,
     },
+    /// An instruction only the second module has.
     Added {
+        /// Its line in the second module.
         right: String,
     },
     /// A matched pair that differs in `fields`: name, opcode, shape, payload, `operand N`
     /// (a slot whose operands do not correspond) or `operands` (a different count),
     /// attributes, called, root.
     Changed {
+        /// Its line in the first module.
         left: String,
+        /// Its line in the second module.
         right: String,
+        /// The fields that differ.
         fields: Vec<FieldChange>,
     },
 }
 
+/// Counts over a whole diff, as the text form's last line gives them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    /// Computations with at least one change or a new name.
     pub computations_differing: usize,
+    /// Instructions matched with no difference, in every paired computation.
     pub identical: usize,
+    /// Matched instructions that differ.
     pub changed: usize,
+    /// Instructions only the second module has.
     pub added: usize,
+    /// Instructions only the first module has.
     pub removed: usize,
 }
 
+/// Matches the computations and instructions of `left` and `right` and compares each pair
+/// field by field, as the module documentation describes.
 pub fn diff_modules(left: &Module, right: &Module, options: DiffOptions) -> ModuleDiff {
     let pairs = pair_computations(left, right, options);
     let right_to_left: HashMap<ComputationId, ComputationId> =
@@ -553,7 +579,7 @@ impl Context<'_> {
         let mut m = Matching::default();
         if !self.options.ignore_names {
             for &r in b.order() {
-                if let Some(l) = a.find(&b.instruction(r).name()) {
+                if let Some(l) = a.find(b.instruction(r).name()) {
                     m.add(l, r);
                 }
             }

@@ -18,19 +18,31 @@ pub struct DotOptions {
     pub computation: Option<String>,
     /// Only the instructions within `depth` operand or user edges of this one.
     pub around: Option<String>,
+    /// How many operand or user edges from `around` are drawn; unused without it.
     pub depth: usize,
 }
 
+/// Why there is nothing to draw: a name that the module does not have.
 #[derive(Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum DotError {
+    /// `computation` names no computation of the module.
     #[error("the module has no computation named `{name}`")]
     #[diagnostic(code(hlo::dot::no_computation), help("{help}"))]
-    NoComputation { name: String, help: String },
+    NoComputation {
+        /// The name asked for.
+        name: String,
+        /// A hint: the nearest computation name, or the names there are.
+        help: String,
+    },
+    /// `around` names no instruction of the computation drawn.
     #[error("computation `{computation}` has no instruction named `{name}`")]
     #[diagnostic(code(hlo::dot::no_instruction), help("{help}"))]
     NoInstruction {
+        /// The name asked for.
         name: String,
+        /// The computation drawn.
         computation: String,
+        /// A hint: the nearest instruction name, or the names there are.
         help: String,
     },
 }
@@ -38,6 +50,8 @@ pub enum DotError {
 /// The longest literal text shown on a node.
 const LITERAL_CHARS: usize = 32;
 
+/// The Graphviz text of the computation `options` chooses, or of the neighbourhood of one of
+/// its instructions.
 pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotError> {
     let computation = match &options.computation {
         None => module.entry(),
@@ -112,7 +126,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
         if Some(id) == root {
             label.push_str("ROOT ");
         }
-        label.push_str(&instruction.name());
+        label.push_str(instruction.name());
         label.push('\n');
         label.push_str(instruction.opcode.name());
         match &instruction.payload {

@@ -10,9 +10,12 @@ use serde::Serialize;
 use crate::ir::module::{Module, Payload};
 use crate::ir::shape::{Dim, Shape};
 
+/// A module as `--format json` writes it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModuleJson {
+    /// The module's name, from its `HloModule` line.
     pub name: String,
+    /// The entry computation's name.
     pub entry: String,
     /// In print order.
     pub computations: Vec<ComputationJson>,
@@ -20,19 +23,27 @@ pub struct ModuleJson {
     pub text: String,
 }
 
+/// One computation with its instructions.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComputationJson {
+    /// The computation's name.
     pub name: String,
+    /// Whether this is the module's entry computation.
     pub entry: bool,
+    /// The root instruction's name, if the computation has one.
     pub root: Option<String>,
     /// In print order.
     pub instructions: Vec<InstructionJson>,
 }
 
+/// One instruction: what it computes, from what, into which shape.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InstructionJson {
+    /// The instruction's name, without `%`.
     pub name: String,
+    /// The opcode as HLO text writes it, `add` or `custom-call`.
     pub opcode: String,
+    /// The result shape.
     pub shape: ShapeJson,
     /// Operand names, index = operand slot.
     pub operands: Vec<String>,
@@ -48,12 +59,14 @@ pub struct InstructionJson {
     pub literal: Option<String>,
 }
 
+/// A shape, as text and taken apart; keys that do not apply to its kind are left out.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ShapeJson {
     /// The shape as HLO text, layout included.
     pub text: String,
     /// `array`, `tuple`, `token` or `opaque`.
     pub kind: &'static str,
+    /// An array's element type, `f32`; absent for tuples, tokens and opaque shapes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element_type: Option<String>,
     /// Static sizes as numbers, `<=N` and `?` as strings.
@@ -62,12 +75,15 @@ pub struct ShapeJson {
     /// The layout's text, `{1,0:T(8,128)}`; null when the array has none written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<Option<String>>,
+    /// An array's dims from most minor to most major, descending when no layout is written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minor_to_major: Option<Vec<i64>>,
+    /// A tuple's element shapes, in order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elements: Option<Vec<ShapeJson>>,
 }
 
+/// The JSON view of `module`, in its print order.
 pub fn module_json(module: &Module) -> ModuleJson {
     ModuleJson {
         name: module.name.clone(),
@@ -127,6 +143,7 @@ pub fn computations_json(module: &Module) -> Vec<ComputationJson> {
         .collect()
 }
 
+/// The JSON view of one shape.
 pub fn shape_json(shape: &Shape) -> ShapeJson {
     let mut json = ShapeJson {
         text: shape.to_string(),

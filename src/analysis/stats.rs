@@ -13,8 +13,10 @@ use crate::ir::PhysicalLayout;
 /// How many padding offenders each computation and the module list.
 pub const OFFENDERS: usize = 5;
 
+/// Statistics of a module, the whole and each computation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModuleStats {
+    /// The module's name.
     pub module: String,
     /// The whole module.
     pub total: Counts,
@@ -22,16 +24,22 @@ pub struct ModuleStats {
     pub computations: Vec<ComputationStats>,
 }
 
+/// Statistics of one computation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComputationStats {
+    /// The computation's name.
     pub name: String,
+    /// Whether this is the module's entry computation.
     pub entry: bool,
+    /// What the computation holds, flattened into this object in JSON.
     #[serde(flatten)]
     pub counts: Counts,
 }
 
+/// Instruction, array and byte counts over a computation or a module.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Counts {
+    /// Every instruction, whatever it defines.
     pub instructions: usize,
     /// Opcode name → how many instructions have it.
     pub opcodes: BTreeMap<String, usize>,
@@ -43,13 +51,18 @@ pub struct Counts {
     pub padded_bytes: i64,
     /// Padding over padded bytes, 0 when there are none.
     pub padding_fraction: f64,
+    /// The arrays that pad the most, at most [`OFFENDERS`], worst first.
     pub worst_padding: Vec<crate::assign::PaddingOffender>,
 }
 
+/// The arrays of one element type and their bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TypeCount {
+    /// Buffers of this element type, tuple leaves included.
     pub arrays: usize,
+    /// Their bytes without padding.
     pub logical_bytes: i64,
+    /// Their bytes under their layouts, padding included.
     pub padded_bytes: i64,
 }
 

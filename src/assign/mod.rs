@@ -72,7 +72,9 @@ pub enum AssignError {
         help("HLO computations cannot be recursive; a loop is a `while`")
     )]
     Recursion {
+        /// The computation that calls itself.
         computation: String,
+        /// Where the computation starts in the text.
         #[label("this computation")]
         span: Span,
     },
@@ -85,10 +87,15 @@ pub enum AssignError {
         help("a bitcast that changes the element type or count keeps its written layouts, so they must give both sides the same padded size; use bitcast-convert to change the type elementwise")
     )]
     Bitcast {
+        /// The computation the bitcast is in.
         computation: String,
+        /// The bitcast's name.
         instruction: String,
+        /// Its operand's shape, layout included.
         from: String,
+        /// Its result shape, layout included.
         to: String,
+        /// Where the bitcast is written.
         #[label("this bitcast")]
         span: Span,
     },
@@ -130,7 +137,9 @@ pub enum Policy {
 /// What [`assign_layouts_with`] may choose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AssignOptions {
+    /// Whether the entry's layouts are kept or chosen.
     pub entry_layouts: EntryLayouts,
+    /// How the other arrays are laid out.
     pub policy: Policy,
 }
 
@@ -333,10 +342,14 @@ struct Assigner<'t> {
     derived: FxHashMap<(usize, Derivation), (Arc<Shape>, Arc<Shape>)>,
     /// [`is_bitcast`] of a reshape or transpose, by the addresses of its operand's and result's
     /// shapes and the transpose's permutation; each entry holds both shapes.
-    bitcasts: FxHashMap<(usize, usize, Option<Vec<i64>>), (Arc<Shape>, Arc<Shape>, bool)>,
+    bitcasts: FxHashMap<BitcastQuestion, (Arc<Shape>, Arc<Shape>, bool)>,
     /// The layouts users further down want, which settle ties ([`hints`]).
     hints: hints::Hints,
 }
+
+/// The addresses of a reshape's or transpose's operand and result shapes, with the
+/// transpose's permutation: what [`Assigner::is_bitcast_between`] is asked.
+type BitcastQuestion = (usize, usize, Option<Vec<i64>>);
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
 /// the parameters' own; tiled by the target where no tiles were given.

@@ -31,7 +31,9 @@ use super::cost;
 /// spaces come later, from memory-space assignment).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
+    /// The dims from most minor to most major.
     pub minor_to_major: Vec<i64>,
+    /// The tiles, outermost first; empty for an untiled layout.
     pub tiles: Vec<Tile>,
 }
 
@@ -48,21 +50,30 @@ impl Choice {
 /// An array whose layout differs from XLA's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Miss {
+    /// The computation the array is in.
     pub computation: String,
+    /// The instruction whose result (or a tuple leaf of it) is the array.
     pub instruction: String,
+    /// The array's rank.
     pub rank: usize,
+    /// What XLA chose.
     pub xla: Choice,
+    /// What the assignment chose.
     pub ours: Choice,
 }
 
 /// How many of the arrays XLA tiled have the same [`Choice`] in both modules.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Agreement {
+    /// Arrays XLA tiled that both modules have.
     pub compared: usize,
+    /// Of those, arrays laid out the same in both.
     pub agreeing: usize,
     /// The same, for arrays of rank 2 or more (where there is a choice to make).
     pub compared_rank2: usize,
+    /// Of those, arrays of rank 2 or more laid out the same in both.
     pub agreeing_rank2: usize,
+    /// Every array that disagrees, in the order of XLA's module.
     pub misses: Vec<Miss>,
 }
 
@@ -165,7 +176,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
         let mine = ours.computation(mine);
         for &id in computation.order() {
             let instruction = computation.instruction(id);
-            let Some(other) = mine.find(&instruction.name()) else {
+            let Some(other) = mine.find(instruction.name()) else {
                 continue;
             };
             let other = mine.instruction(other);

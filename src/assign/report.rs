@@ -11,17 +11,22 @@ use crate::ir::{PhysicalLayout, Target};
 /// How many offenders the report lists.
 const OFFENDERS: usize = 10;
 
+/// What an assignment did to a module, and what its layouts cost.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AssignReport {
+    /// The target's name, `tpu-v5e`.
     pub target: String,
+    /// Copies the pass inserted to change a value's layout.
     pub copies_inserted: usize,
     /// Bytes the inserted copies read and write, padding included.
     pub copy_bytes: i64,
+    /// Bitcasts the pass inserted to change a layout without moving data.
     pub bitcasts_inserted: usize,
     /// Reshapes and transposes that became bitcasts because they move no data.
     pub bitcasts_from_reshapes: usize,
     /// All array results of all instructions, padding included.
     pub padded_bytes: i64,
+    /// The same arrays' bytes without padding.
     pub unpadded_bytes: i64,
     /// The arrays with the most padding, worst first.
     pub worst_padding: Vec<PaddingOffender>,
@@ -38,12 +43,18 @@ pub struct AssignReport {
     pub bound_padded_bytes: i64,
 }
 
+/// An array that wastes bytes on padding, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PaddingOffender {
+    /// The computation the array is in.
     pub computation: String,
+    /// The instruction whose result (or a tuple leaf of it) is the array.
     pub instruction: String,
+    /// The array's shape, layout included.
     pub shape: String,
+    /// Its bytes under its layout, padding included.
     pub padded_bytes: i64,
+    /// Its bytes without padding.
     pub unpadded_bytes: i64,
     /// Why the first tile pads the array.
     pub reason: String,
@@ -125,7 +136,9 @@ impl AssignReport {
 /// only the offenders kept by [`Padding::finish`] are turned into text.
 #[derive(Default)]
 pub struct Padding<'a> {
+    /// The bytes of every array measured, padding included.
     pub padded_bytes: i64,
+    /// The same arrays' bytes without padding.
     pub unpadded_bytes: i64,
     /// Worst first (ties by computation, then instruction name), at most the limit given to
     /// [`Padding::finish`]; empty until then.
@@ -192,7 +205,7 @@ impl<'a> Padding<'a> {
                     self.candidates.push((
                         padded - unpadded,
                         &computation.name,
-                        &instruction.name(),
+                        instruction.name(),
                         array,
                     ));
                 }

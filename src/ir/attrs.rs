@@ -11,33 +11,71 @@ use std::num::IntErrorKind;
 /// Why an attribute value could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AttrError {
+    /// Text where an integer should be that is not one.
     #[error("`{text}` is not an integer")]
-    NotAnInteger { text: String },
+    NotAnInteger {
+        /// The text.
+        text: String,
+    },
+    /// An integer outside `i64`.
     #[error("`{text}` does not fit in a 64-bit signed integer")]
-    IntegerOverflow { text: String },
+    IntegerOverflow {
+        /// The integer as written.
+        text: String,
+    },
+    /// A window field XLA does not know.
     #[error("unknown window field `{field}`; expected size, stride, pad, lhs_dilate, rhs_dilate or rhs_reversal")]
-    UnknownWindowField { field: String },
+    UnknownWindowField {
+        /// The field's name.
+        field: String,
+    },
+    /// A window field written twice.
     #[error("window field `{field}` is given twice")]
-    DuplicateWindowField { field: String },
+    DuplicateWindowField {
+        /// The field's name.
+        field: String,
+    },
+    /// A window without `size`, which fixes its rank.
     #[error("a window needs a `size` field")]
     MissingWindowSize,
+    /// A window field with another number of dims than `size`.
     #[error("window field `{field}` has {found} dimensions but `size` has {expected}")]
     WindowRankMismatch {
+        /// The field's name.
         field: String,
+        /// The dims `size` has.
         expected: usize,
+        /// The dims the field has.
         found: usize,
     },
+    /// A window's `pad` that is not `low_high` per dim.
     #[error("window padding `{text}` must be low_high for every dimension, as in `0_1x1_0`")]
-    BadWindowPadding { text: String },
+    BadWindowPadding {
+        /// The padding as written.
+        text: String,
+    },
+    /// A `padding` that is not `low_high` or `low_high_interior` per dim.
     #[error("padding `{text}` must be low_high or low_high_interior for every dimension, as in `1_1x0_0_1`")]
-    BadPadding { text: String },
+    BadPadding {
+        /// The padding as written.
+        text: String,
+    },
+    /// A `slice` that is not a list of `[start:limit]` or `[start:limit:stride]` ranges.
     #[error("slice `{text}` must be a list of [start:limit] or [start:limit:stride] ranges, as in `{{[0:2], [1:3]}}`")]
-    BadSlice { text: String },
+    BadSlice {
+        /// The slice as written.
+        text: String,
+    },
+    /// Convolution dim labels that XLA cannot read.
     #[error("dim labels `{text}`: {reason}")]
-    BadDimLabels { text: String, reason: String },
+    BadDimLabels {
+        /// The labels as written.
+        text: String,
+        /// What is wrong with them.
+        reason: String,
+    },
 }
 
-/// Reads one integer as the lexer gives it (`-?[0-9]+`), rejecting anything outside `i64`.
 /// The names of a `{%a, %b}` list attribute (`control-predecessors`, `branch_computations`),
 /// without their `%`.
 pub fn name_list(text: &str) -> impl Iterator<Item = &str> {
@@ -49,6 +87,7 @@ pub fn name_list(text: &str) -> impl Iterator<Item = &str> {
         .filter(|name| !name.is_empty())
 }
 
+/// Reads one integer as the lexer gives it (`-?[0-9]+`), rejecting anything outside `i64`.
 pub fn parse_int(text: &str) -> Result<i64, AttrError> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -94,9 +133,13 @@ fn write_int_list(f: &mut fmt::Formatter<'_>, name: &str, values: &[i64]) -> fmt
 /// One dimension of a window, with XLA's defaults for the fields the text leaves out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WindowDimension {
+    /// The window's extent in this dimension.
     pub size: i64,
+    /// How far the window moves between positions.
     pub stride: i64,
+    /// Padding before the first element.
     pub padding_low: i64,
+    /// Padding after the last element.
     pub padding_high: i64,
     /// `lhs_dilate`, XLA's base dilation.
     pub base_dilation: i64,
@@ -125,6 +168,7 @@ impl WindowDimension {
 /// an instruction without a `window` attribute has.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Window {
+    /// One entry per dimension of the operand.
     pub dimensions: Vec<WindowDimension>,
 }
 
@@ -218,6 +262,7 @@ impl Window {
         Ok(Window { dimensions })
     }
 
+    /// The number of dimensions the window spans.
     pub fn rank(&self) -> usize {
         self.dimensions.len()
     }
@@ -294,14 +339,18 @@ impl fmt::Display for Window {
 /// inference checks that).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct PaddingDimension {
+    /// Padding before the first element; negative to cut elements.
     pub edge_low: i64,
+    /// Padding after the last element; negative to cut elements.
     pub edge_high: i64,
+    /// Padding between each two elements.
     pub interior: i64,
 }
 
 /// The value of `padding=` on `pad`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct PaddingConfig {
+    /// One entry per dimension of the operand.
     pub dimensions: Vec<PaddingDimension>,
 }
 
@@ -356,14 +405,18 @@ impl fmt::Display for PaddingConfig {
 /// One range of `slice={...}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SliceRange {
+    /// The first index taken.
     pub start: i64,
+    /// The index the range stops before.
     pub limit: i64,
+    /// The step between indices taken.
     pub stride: i64,
 }
 
 /// The value of `slice={...}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct SliceConfig {
+    /// One range per dimension of the operand.
     pub ranges: Vec<SliceRange>,
 }
 
@@ -443,14 +496,23 @@ impl fmt::Display for SliceConfig {
 /// shape inference then rejects labels that are not a permutation of the operand's dims.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ConvDimensionNumbers {
+    /// The input's batch dim (`b`).
     pub input_batch_dimension: i64,
+    /// The input's feature dim (`f`).
     pub input_feature_dimension: i64,
+    /// The input's spatial dims, in label order (`0`, `1`, ...).
     pub input_spatial_dimensions: Vec<i64>,
+    /// The kernel's input-feature dim (`i`).
     pub kernel_input_feature_dimension: i64,
+    /// The kernel's output-feature dim (`o`).
     pub kernel_output_feature_dimension: i64,
+    /// The kernel's spatial dims, in label order.
     pub kernel_spatial_dimensions: Vec<i64>,
+    /// The output's batch dim (`b`).
     pub output_batch_dimension: i64,
+    /// The output's feature dim (`f`).
     pub output_feature_dimension: i64,
+    /// The output's spatial dims, in label order.
     pub output_spatial_dimensions: Vec<i64>,
 }
 
@@ -567,6 +629,7 @@ impl ConvDimensionNumbers {
         })
     }
 
+    /// How many spatial dims the convolution has.
     pub fn spatial_rank(&self) -> usize {
         self.input_spatial_dimensions.len()
     }
@@ -630,9 +693,13 @@ impl fmt::Display for ConvDimensionNumbers {
 /// `lhs_batch_dims`, `lhs_contracting_dims`, `rhs_batch_dims`, `rhs_contracting_dims`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DotDimensionNumbers {
+    /// The left operand's batch dims, paired in order with `rhs_batch`.
     pub lhs_batch: Vec<i64>,
+    /// The left operand's contracting dims, paired in order with `rhs_contracting`.
     pub lhs_contracting: Vec<i64>,
+    /// The right operand's batch dims.
     pub rhs_batch: Vec<i64>,
+    /// The right operand's contracting dims.
     pub rhs_contracting: Vec<i64>,
 }
 
@@ -657,11 +724,17 @@ impl fmt::Display for DotDimensionNumbers {
 /// The dimension numbers of `gather`; `slice_sizes` is a separate attribute.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct GatherDimensionNumbers {
+    /// The output dims that index within each gathered slice.
     pub offset_dims: Vec<i64>,
+    /// The operand dims of slice size 1 that the output leaves out.
     pub collapsed_slice_dims: Vec<i64>,
+    /// For each entry of an index vector, the operand dim it starts the slice in.
     pub start_index_map: Vec<i64>,
+    /// The operand dims that are batch dims.
     pub operand_batching_dims: Vec<i64>,
+    /// The start indices' batch dims, paired in order with `operand_batching_dims`.
     pub start_indices_batching_dims: Vec<i64>,
+    /// The dim of the start indices that holds each index vector.
     pub index_vector_dim: i64,
 }
 
@@ -692,11 +765,17 @@ impl fmt::Display for GatherDimensionNumbers {
 /// The dimension numbers of `scatter`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ScatterDimensionNumbers {
+    /// The update dims that index within each window written.
     pub update_window_dims: Vec<i64>,
+    /// The operand dims of window size 1 that the updates leave out.
     pub inserted_window_dims: Vec<i64>,
+    /// For each entry of an index vector, the operand dim it starts the window in.
     pub scatter_dims_to_operand_dims: Vec<i64>,
+    /// The operand dims that are batch dims.
     pub input_batching_dims: Vec<i64>,
+    /// The scatter indices' batch dims, paired in order with `input_batching_dims`.
     pub scatter_indices_batching_dims: Vec<i64>,
+    /// The dim of the scatter indices that holds each index vector.
     pub index_vector_dim: i64,
 }
 

@@ -43,7 +43,9 @@ use super::shape_inference::{self, ShapeError};
 /// An instruction ready to add, with its operands in slot order.
 #[derive(Clone, Debug)]
 pub struct New {
+    /// The instruction, named and shaped, not yet in the computation.
     pub instruction: Instruction,
+    /// Its operands in slot order, ids of the computation the builder read.
     pub operands: Vec<InstrId>,
 }
 
@@ -87,36 +89,52 @@ pub enum BuildError {
     #[error("{error}")]
     #[diagnostic(code(hlo::build::no_such_instruction))]
     NoSuchInstruction {
+        /// The operand id given.
         id: InstrId,
+        /// The computation the builder read.
         computation: String,
+        /// Why the computation refused the id.
         error: EditError,
     },
+    /// An operand that must be an array is a tuple, token or opaque value.
     #[error("`{name}` in computation `{computation}` is not an array")]
     #[diagnostic(code(hlo::build::not_an_array))]
-    NotAnArray { name: String, computation: String },
+    NotAnArray {
+        /// The operand's name.
+        name: String,
+        /// The computation the builder read.
+        computation: String,
+    },
     /// Shape inference refused the operands or attributes.
     #[error("{error} (operands {operands} in computation `{computation}`)")]
     #[diagnostic(code(hlo::build::shape))]
     Shape {
-        /// Not a `source`: the message already says it, and a report would say it twice.
-        error: ShapeError,
+        /// What shape inference said. Not a `source`: the message already says it, and a
+        /// report would say it twice. Boxed, as it is the largest payload of a type every
+        /// builder returns.
+        error: Box<ShapeError>,
         /// The operands' names, `` `a`, `b` ``.
         operands: String,
+        /// The computation the builder read.
         computation: String,
     },
     /// A layout given for the new instruction does not fit its shape.
     #[error("layout {layout} does not fit the new `{name}` of shape {shape}: {problem}")]
     #[diagnostic(code(hlo::build::layout))]
     Layout {
+        /// The new instruction's name.
         name: String,
+        /// The layout given.
         layout: String,
+        /// The new instruction's shape.
         shape: String,
+        /// Why the layout does not fit.
         problem: String,
     },
 }
 
 /// The array shape of operand `id`.
-fn array<'c>(computation: &'c Computation, id: InstrId) -> Result<&'c ArrayShape, BuildError> {
+fn array(computation: &Computation, id: InstrId) -> Result<&ArrayShape, BuildError> {
     let instruction = computation
         .get(id)
         .map_err(|error| BuildError::NoSuchInstruction {
@@ -146,7 +164,7 @@ fn inferred<T>(
             .map(|instruction| format!("`{}`", instruction.name()))
             .collect();
         BuildError::Shape {
-            error,
+            error: Box::new(error),
             operands: names.join(", "),
             computation: computation.name.clone(),
         }
@@ -262,11 +280,17 @@ pub fn binary(
 /// How [`compare`] compares: `direction=EQ`, ...
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
+    /// `EQ`: equal.
     Eq,
+    /// `NE`: not equal.
     Ne,
+    /// `GE`: greater or equal.
     Ge,
+    /// `GT`: greater.
     Gt,
+    /// `LE`: less or equal.
     Le,
+    /// `LT`: less.
     Lt,
 }
 

@@ -11,17 +11,21 @@ use super::shape::Shape;
 /// One entry of a tile: a size, or the combine marker `*` that merges a dim into the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TileDim {
+    /// A tile size.
     Size(i64),
+    /// `*`: this dim merges into the next one before tiling.
     Combine,
 }
 
 /// A tile `(a,b,...)`: its entries line up with the minor-most physical dims, major first.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Tile {
+    /// The entries, major first.
     pub dims: Vec<TileDim>,
 }
 
 impl Tile {
+    /// A tile of the sizes given, without `*`.
     pub fn new(sizes: &[i64]) -> Tile {
         Tile {
             dims: sizes.iter().map(|&s| TileDim::Size(s)).collect(),
@@ -33,20 +37,29 @@ impl Tile {
 /// "not ordered" (`~`) flags. Current XLA parses and drops these; we keep them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DimLevelType {
+    /// The level's storage format.
     pub level: DimLevel,
+    /// `+`: the level may hold one coordinate more than once.
     pub not_unique: bool,
+    /// `~`: the level's coordinates need not be in order.
     pub not_ordered: bool,
 }
 
+/// How a sparse array stores one dim's level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DimLevel {
+    /// `D`: every coordinate is stored.
     Dense,
+    /// `C`: only the coordinates with entries are stored.
     Compressed,
+    /// `S`: one coordinate per entry of the level above.
     Singleton,
+    /// `H`: compressed, with room between the segments.
     LooseCompressed,
 }
 
 impl DimLevel {
+    /// The letter HLO text writes for the level.
     pub fn letter(self) -> char {
         match self {
             DimLevel::Dense => 'D',
@@ -56,6 +69,7 @@ impl DimLevel {
         }
     }
 
+    /// The level a letter names; `None` for anything else.
     pub fn from_letter(letter: &str) -> Option<DimLevel> {
         Some(match letter {
             "D" => DimLevel::Dense,
@@ -70,7 +84,9 @@ impl DimLevel {
 /// A split config `(dim:i,j,...)` of `SC(...)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig {
+    /// The dim that is split.
     pub dimension: i64,
+    /// Where it is split, in increasing order.
     pub split_indices: Vec<i64>,
 }
 
@@ -124,31 +140,74 @@ impl Default for Layout {
 /// a caller holding spans can point at the offending text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutRuleError {
+    /// `minor_to_major` lists another number of dims than the array has.
     #[error("minor_to_major has length {layout_rank} but the array has rank {shape_rank}")]
     RankMismatch {
+        /// How many dims `minor_to_major` lists.
         layout_rank: usize,
+        /// The array's rank.
         shape_rank: usize,
     },
+    /// A `minor_to_major` entry that is no dim of the array.
     #[error("minor_to_major entry {value} is not a dimension of a rank-{rank} array")]
     DimOutOfRange {
+        /// The entry's position in `minor_to_major`.
         position: usize,
+        /// The entry.
         value: i64,
+        /// The array's rank.
         rank: usize,
     },
+    /// A dim `minor_to_major` lists twice.
     #[error("minor_to_major lists dimension {value} twice")]
-    RepeatedDim { position: usize, value: i64 },
+    RepeatedDim {
+        /// The second entry's position in `minor_to_major`.
+        position: usize,
+        /// The dim.
+        value: i64,
+    },
+    /// A tile size that is neither positive nor `*`.
     #[error("tile sizes must be positive or `*`, found {value}")]
-    BadTileSize { tile: usize, dim: usize, value: i64 },
+    BadTileSize {
+        /// Which tile, counting from 0.
+        tile: usize,
+        /// Which entry of the tile.
+        dim: usize,
+        /// The size.
+        value: i64,
+    },
+    /// A tile whose last entry is `*`.
     #[error("a tile cannot end with the combine marker `*`: there is no next dim to merge into")]
-    CombineAtEnd { tile: usize, dim: usize },
+    CombineAtEnd {
+        /// Which tile, counting from 0.
+        tile: usize,
+        /// Which entry of the tile.
+        dim: usize,
+    },
+    /// A tile without entries.
     #[error("an empty tile `()` has no meaning")]
-    EmptyTile { tile: usize },
+    EmptyTile {
+        /// Which tile, counting from 0.
+        tile: usize,
+    },
+    /// `L(n)` with `n` below 1.
     #[error("L(n) needs n >= 1, found {value}")]
-    BadTailPadding { value: i64 },
+    BadTailPadding {
+        /// The `n`.
+        value: i64,
+    },
+    /// `E(n)` with a negative `n`.
     #[error("E(n) needs n >= 0, found {value}")]
-    BadElementSize { value: i64 },
+    BadElementSize {
+        /// The `n`.
+        value: i64,
+    },
+    /// `M(n)` with a negative `n`.
     #[error("M(n) needs n >= 0, found {value}")]
-    BadMetadataPrefix { value: i64 },
+    BadMetadataPrefix {
+        /// The `n`.
+        value: i64,
+    },
 }
 
 impl Layout {
@@ -402,16 +461,22 @@ pub(crate) fn write_joined<T: fmt::Display>(
 pub struct LegacyPadding {
     /// One padded size per logical dim, each at least the dim's size.
     pub padded_dimensions: Vec<i64>,
+    /// What the pad cells hold.
     pub padding_value: PaddingValue,
 }
 
 /// What the pad cells of a [`LegacyPadding`] contain, as XLA's old `PaddingValue` enum said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PaddingValue {
+    /// Zeros.
     #[default]
     Zero,
+    /// Ones.
     One,
+    /// The element type's lowest value.
     Lowest,
+    /// The element type's highest value.
     Highest,
+    /// Anything: nothing may read the pad cells.
     Unknown,
 }

@@ -168,11 +168,14 @@ pub struct ComputationId(pub u32);
 /// attribute written with the same name, or the same value text, one allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextAttribute {
+    /// The attribute's name.
     pub name: Arc<str>,
+    /// The value, as canonical text.
     pub value: Arc<str>,
 }
 
 impl TextAttribute {
+    /// An attribute with its own allocations of `name` and `value`.
     pub fn new(name: &str, value: &str) -> TextAttribute {
         TextAttribute {
             name: name.into(),
@@ -203,6 +206,7 @@ where
 /// What an instruction's parentheses hold besides operands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Payload {
+    /// Nothing: the parentheses hold operands only.
     None,
     /// `parameter(N)`.
     Parameter(i64),
@@ -233,12 +237,15 @@ impl Default for PrintStyle {
     }
 }
 
+/// One instruction: what it computes, its result shape, its attributes and how the text
+/// wrote it. Its operands are the edges of its computation's graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     /// Inline up to 24 bytes (nearly every name XLA prints): no allocation of its own, and a
     /// name lookup reads the graph node alone. Private: the computation's name index and the
     /// module's names follow it, so a name changes through [`Computation::rename`].
     name: CompactString,
+    /// What the instruction computes.
     pub opcode: Opcode,
     /// Shared: lowering gives every instruction written with the same shape text one
     /// allocation, and cloning a shape is a reference count. `Arc::make_mut` edits a copy
@@ -249,6 +256,7 @@ pub struct Instruction {
     /// How the text wrote this line's names and operands; new instructions take the
     /// module's style.
     pub style: PrintStyle,
+    /// A parameter's number or a constant's literal.
     pub payload: Payload,
     /// In text order; the printer puts them in XLA's order. This and the next three are
     /// `ThinVec`s (one pointer, no allocation when empty): most instructions have none or
@@ -267,6 +275,8 @@ pub struct Instruction {
 }
 
 impl Instruction {
+    /// An instruction named `name` with no attributes or payload, printed in the default style,
+    /// its shape written.
     pub fn new(
         name: impl Into<CompactString>,
         opcode: Opcode,
@@ -287,6 +297,7 @@ impl Instruction {
         }
     }
 
+    /// The instruction's name, without `%`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -496,6 +507,7 @@ type Node = NodeIndex<u32>;
 /// its callers' attributes too; the verifier reports a callee name that names nothing.
 #[derive(Clone, Debug)]
 pub struct Computation {
+    /// The computation's name, without `%`.
     pub name: String,
     /// Agrees with [`Module::entry`]; lowering and printing read it.
     pub is_entry: bool,
@@ -514,6 +526,7 @@ pub struct Computation {
     /// The text wrote it in place, as the value of its caller's attribute
     /// (`calls=\n  { ... }`); it prints there, not at the top level.
     pub in_place: bool,
+    /// Where the computation was in the source; empty for computations passes created.
     pub span: Span,
     /// What this computation's ids carry; a clone takes a new one.
     tag: Tag,
@@ -540,32 +553,63 @@ pub struct Computation {
 /// where there is one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
+    /// Removing an instruction that others still use.
     #[error("`{name}` in computation `{computation}` still has users and cannot be removed")]
-    HasUsers { name: String, computation: String },
+    HasUsers {
+        /// The instruction's name.
+        name: String,
+        /// The computation's name.
+        computation: String,
+    },
+    /// Removing the root, which a computation cannot be without.
     #[error("`{name}` is the root of computation `{computation}` and cannot be removed; set another root first")]
-    RemovingRoot { name: String, computation: String },
+    RemovingRoot {
+        /// The instruction's name.
+        name: String,
+        /// The computation's name.
+        computation: String,
+    },
+    /// Replacing an operand in a slot the instruction does not have.
     #[error("`{name}` in computation `{computation}` has no operand slot {slot}")]
     NoSuchSlot {
+        /// The instruction's name.
         name: String,
+        /// The computation's name.
         computation: String,
+        /// The slot asked for.
         slot: u32,
     },
     /// The id is this computation's, but its instruction was removed.
     #[error("instruction {id} was removed from computation `{computation}`")]
-    Removed { id: InstrId, computation: String },
+    Removed {
+        /// The id given.
+        id: InstrId,
+        /// The computation's name.
+        computation: String,
+    },
     /// The id is another computation's (or a clone's: see [`InstrId`]).
     #[error("instruction {id} is not one of computation `{computation}`: the id is another computation's")]
-    Foreign { id: InstrId, computation: String },
+    Foreign {
+        /// The id given.
+        id: InstrId,
+        /// The name of the computation asked.
+        computation: String,
+    },
     /// A rename to a name the computation, or another computation of its module, already has.
     #[error("cannot rename `{name}` in computation `{computation}` to `{taken}`: the module already has an instruction of that name")]
     NameTaken {
+        /// The instruction's name.
         name: String,
+        /// The name asked for, which another instruction has.
         taken: String,
+        /// The computation's name.
         computation: String,
     },
 }
 
 impl Computation {
+    /// An empty computation named `name`, without a root, not the entry, printed with `%`
+    /// and a signature as XLA prints.
     pub fn new(name: impl Into<String>) -> Computation {
         Computation {
             name: name.into(),
@@ -701,10 +745,12 @@ impl Computation {
         self.checked(id).is_ok()
     }
 
+    /// How many instructions the computation has.
     pub fn len(&self) -> usize {
         self.order.len
     }
 
+    /// Whether the computation has no instructions.
     pub fn is_empty(&self) -> bool {
         self.order.len == 0
     }
@@ -732,6 +778,7 @@ impl Computation {
         self.order.label(self.node(a)) < self.order.label(self.node(b))
     }
 
+    /// The root instruction; `None` until [`Computation::set_root`] names one.
     pub fn root(&self) -> Option<InstrId> {
         self.root.map(|node| self.id(node))
     }
@@ -743,6 +790,7 @@ impl Computation {
         self.root_written = true;
     }
 
+    /// The instruction named `name` (without `%`).
     pub fn find(&self, name: &str) -> Option<InstrId> {
         let graph = &self.graph;
         self.names
@@ -866,6 +914,7 @@ impl Computation {
         sorted.into_iter().map(|(_, source)| source).collect()
     }
 
+    /// How many operands `id` has.
     #[track_caller]
     pub fn operand_count(&self, id: InstrId) -> usize {
         self.graph
@@ -886,6 +935,7 @@ impl Computation {
         uses
     }
 
+    /// Whether any instruction uses `id` as an operand.
     #[track_caller]
     pub fn has_users(&self, id: InstrId) -> bool {
         self.graph
@@ -1608,7 +1658,8 @@ impl OrderList {
                 return;
             }
             // Grow the window to twice its size, on whichever sides have room.
-            for _ in 0..count {
+            let steps = count;
+            for _ in 0..steps {
                 if self.links[first as usize].prev != NIL {
                     first = self.links[first as usize].prev;
                     count += 1;
@@ -1665,6 +1716,7 @@ fn name_hash(name: &str) -> u64 {
 /// A whole HLO module.
 #[derive(Clone, Debug)]
 pub struct Module {
+    /// The module's name, from its `HloModule` line.
     pub name: String,
     /// False for headerless text (`ENTRY main { ... }` alone).
     pub has_header: bool,
@@ -1707,6 +1759,7 @@ impl Module {
         }
     }
 
+    /// The computation `id`, to read; it panics on an id that indexes no computation.
     pub fn computation(&self, id: ComputationId) -> &Computation {
         &self.computations[id.0 as usize]
     }
@@ -1850,6 +1903,7 @@ impl Module {
         self.names = SharedNames(Some(shared));
     }
 
+    /// The entry computation.
     pub fn entry(&self) -> &Computation {
         self.computation(self.entry)
     }
@@ -1875,6 +1929,7 @@ impl Module {
             .or_else(|| self.find_computation(name))
     }
 
+    /// The first computation named `name` (without `%`).
     pub fn find_computation(&self, name: &str) -> Option<ComputationId> {
         self.computations
             .iter()
@@ -1882,18 +1937,22 @@ impl Module {
             .map(|i| ComputationId(i as u32))
     }
 
+    /// Every computation's id, in print order.
     pub fn computation_ids(&self) -> impl Iterator<Item = ComputationId> {
         (0..self.computations.len() as u32).map(ComputationId)
     }
 
+    /// The value text of header attribute `name`.
     pub fn attribute(&self, name: &str) -> Option<&str> {
         find_attribute(&self.attributes, name)
     }
 
+    /// Sets header attribute `name` to `value`, adding it at the end when absent.
     pub fn set_attribute(&mut self, name: &str, value: &str) {
         set_attribute(&mut self.attributes, name, value)
     }
 
+    /// How many instructions the module has, over every computation.
     pub fn instruction_count(&self) -> usize {
         self.computations.iter().map(Computation::len).sum()
     }

@@ -6,7 +6,9 @@ use std::fmt;
 /// How many operands an opcode takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arity {
+    /// This many.
     Exactly(usize),
+    /// This many or more.
     AtLeast(usize),
     /// Any number, including none.
     Any,
@@ -30,7 +32,10 @@ macro_rules! opcodes {
         /// Every opcode of XLA's `HloOpcode` that HLO text can name.
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode {
-            $( $variant, )*
+            $(
+                #[doc = concat!("`", $text, "`, as HLO text spells it.")]
+                $variant,
+            )*
             /// An opcode this table does not know, kept as written; behind a thin pointer,
             /// as [`crate::ir::module::Payload::Literal`] is, so that a graph node holding an
             /// instruction is 128 bytes.
@@ -228,6 +233,7 @@ impl Opcode {
         }
     }
 
+    /// Whether the opcode is in the table, so not [`Opcode::Unknown`].
     pub fn is_known(&self) -> bool {
         !matches!(self, Opcode::Unknown(_))
     }
@@ -237,10 +243,12 @@ impl Opcode {
         self.row().map_or(Arity::Any, |row| row.2)
     }
 
+    /// What the opcode is for shape inference and layout rules; `Other` for unknown opcodes.
     pub fn kind(&self) -> OpKind {
         self.row().map_or(OpKind::Other, |row| row.3)
     }
 
+    /// Whether the opcode works element by element on operands of the result's dims.
     pub fn is_elementwise(&self) -> bool {
         self.kind() != OpKind::Other
     }
@@ -258,6 +266,7 @@ impl Opcode {
 }
 
 impl Arity {
+    /// Whether an instruction may have `count` operands.
     pub fn accepts(self, count: usize) -> bool {
         match self {
             Arity::Exactly(n) => count == n,

@@ -6,39 +6,76 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(into = "&'static str")]
 pub enum PrimitiveType {
+    /// `pred`: a boolean, one bit of value stored in a byte.
     Pred,
+    /// `s1`: a 1-bit signed integer.
     S1,
+    /// `s2`: a 2-bit signed integer.
     S2,
+    /// `s4`: a 4-bit signed integer.
     S4,
+    /// `s8`: an 8-bit signed integer.
     S8,
+    /// `s16`: a 16-bit signed integer.
     S16,
+    /// `s32`: a 32-bit signed integer.
     S32,
+    /// `s64`: a 64-bit signed integer.
     S64,
+    /// `u1`: a 1-bit unsigned integer.
     U1,
+    /// `u2`: a 2-bit unsigned integer.
     U2,
+    /// `u4`: a 4-bit unsigned integer.
     U4,
+    /// `u8`: an 8-bit unsigned integer.
     U8,
+    /// `u16`: a 16-bit unsigned integer.
     U16,
+    /// `u32`: a 32-bit unsigned integer.
     U32,
+    /// `u64`: a 64-bit unsigned integer.
     U64,
+    /// `f16`: IEEE half precision.
     F16,
+    /// `bf16`: bfloat16, f32's exponent with 7 mantissa bits.
     Bf16,
+    /// `f32`: IEEE single precision.
     F32,
+    /// `f64`: IEEE double precision.
     F64,
+    /// `f8e5m2`: 8-bit float, 5 exponent and 2 mantissa bits, with infinities.
     F8E5m2,
+    /// `f8e4m3`: 8-bit float, 4 exponent and 3 mantissa bits, with infinities.
     F8E4m3,
+    /// `f8e4m3fn`: 8-bit float, 4 exponent and 3 mantissa bits, finite only.
     F8E4m3fn,
+    /// `f8e4m3b11fnuz`: 8-bit float, 4 exponent bits biased by 11 and 3 mantissa bits,
+    /// finite, without negative zero.
     F8E4m3b11fnuz,
+    /// `f8e3m4`: 8-bit float, 3 exponent and 4 mantissa bits, with infinities.
     F8E3m4,
+    /// `f8e5m2fnuz`: 8-bit float, 5 exponent and 2 mantissa bits, finite, without negative
+    /// zero.
     F8E5m2fnuz,
+    /// `f8e4m3fnuz`: 8-bit float, 4 exponent and 3 mantissa bits, finite, without negative
+    /// zero.
     F8E4m3fnuz,
+    /// `f8e8m0fnu`: 8 exponent bits and no mantissa or sign, a power-of-two scale.
     F8E8m0fnu,
+    /// `f6e2m3fn`: 6-bit float, 2 exponent and 3 mantissa bits, finite only.
     F6E2m3fn,
+    /// `f6e3m2fn`: 6-bit float, 3 exponent and 2 mantissa bits, finite only.
     F6E3m2fn,
+    /// `f4e2m1fn`: 4-bit float, 2 exponent bits and 1 mantissa bit, finite only.
     F4E2m1fn,
+    /// `c64`: a complex number of two `f32`s.
     C64,
+    /// `c128`: a complex number of two `f64`s.
     C128,
+    /// `token`: orders side effects; it has no elements.
     Token,
+    /// `opaque`: a value only a backend understands; it has no elements.
     Opaque,
 }
 
@@ -141,6 +178,7 @@ impl PrimitiveType {
         self != Pred && self.is_array_type() && self.bit_width() < 8
     }
 
+    /// Whether the type is a signed or unsigned integer; pred is not.
     pub fn is_integral(self) -> bool {
         matches!(
             self,
@@ -148,6 +186,7 @@ impl PrimitiveType {
         )
     }
 
+    /// Whether the type is a real floating-point type, of any width.
     pub fn is_floating_point(self) -> bool {
         matches!(
             self,
@@ -168,6 +207,7 @@ impl PrimitiveType {
         )
     }
 
+    /// Whether the type is a complex number.
     pub fn is_complex(self) -> bool {
         matches!(self, C64 | C128)
     }

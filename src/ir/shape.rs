@@ -28,6 +28,7 @@ impl Dim {
         }
     }
 
+    /// Whether the size is dynamic, bounded or not.
     pub fn is_dynamic(self) -> bool {
         !matches!(self, Dim::Static(_))
     }
@@ -36,18 +37,26 @@ impl Dim {
 /// An array shape: element type, dims, and the layout if the text gave one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayShape {
+    /// The type of every element.
     pub element_type: PrimitiveType,
+    /// The dims, in logical order.
     pub dims: Vec<Dim>,
     /// `None` when the text had no layout; XLA would give such an array the descending
     /// default, see [`ArrayShape::layout_or_default`].
     pub layout: Option<Layout>,
 }
 
+/// The shape of an instruction's result: an array, a tuple of shapes, or a value without
+/// elements.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
+    /// An array, `f32[2,3]{1,0}`.
     Array(ArrayShape),
+    /// A tuple of shapes, `(f32[2], s32[])`, which may nest.
     Tuple(Vec<Shape>),
+    /// `token[]`, which orders side effects.
     Token,
+    /// `opaque[]`, which only a backend understands.
     Opaque,
     /// `b(f32[2]{0})`: a buffer holding an array. Like XLA, nothing treats it as an array
     /// (it is not among [`Shape::leaves`]); layout assignment leaves it as written.
@@ -58,7 +67,9 @@ pub enum Shape {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("dimension {dim} is out of range for a rank-{rank} array")]
 pub struct DimOutOfRange {
+    /// The dimension number given.
     pub dim: i64,
+    /// The array's rank.
     pub rank: usize,
 }
 
@@ -75,6 +86,7 @@ pub fn resolve_dim(dim: i64, rank: usize) -> Result<usize, DimOutOfRange> {
 }
 
 impl ArrayShape {
+    /// An array of static dims `dims` without a layout.
     pub fn new(element_type: PrimitiveType, dims: &[i64]) -> ArrayShape {
         ArrayShape {
             element_type,
@@ -83,11 +95,13 @@ impl ArrayShape {
         }
     }
 
+    /// The same array with `layout` written.
     pub fn with_layout(mut self, layout: Layout) -> ArrayShape {
         self.layout = Some(layout);
         self
     }
 
+    /// The number of dims.
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
@@ -103,6 +117,7 @@ impl ArrayShape {
         Ok(self.dim(dim)?.extent())
     }
 
+    /// Whether `dim` (negative counts from the end) is dynamic, bounded or not.
     pub fn is_dynamic_dim(&self, dim: i64) -> Result<bool, DimOutOfRange> {
         Ok(self.dim(dim)?.is_dynamic())
     }

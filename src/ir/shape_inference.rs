@@ -23,19 +23,34 @@ use super::shape::{ArrayShape, Dim, Shape};
 pub enum ShapeError {
     /// The operands or attributes break one of the op's rules.
     #[error("{op}: {message}")]
-    Invalid { op: String, message: String },
+    Invalid {
+        /// The op's name.
+        op: String,
+        /// The rule broken, with the values that break it.
+        message: String,
+    },
     /// A dimension number names no dimension of the array it refers to.
     #[error("{op}: {what} {dim} is out of range for {array} of rank {rank}")]
     DimOutOfRange {
+        /// The op's name.
         op: String,
+        /// What gave the number: an attribute, `result dimension`.
         what: String,
+        /// The number.
         dim: i64,
+        /// The array it refers to, described.
         array: String,
+        /// That array's rank.
         rank: usize,
     },
     /// Arithmetic on dims left the range of a 64-bit integer.
     #[error("{op}: {what} overflows a 64-bit integer")]
-    Overflow { op: String, what: String },
+    Overflow {
+        /// The op's name.
+        op: String,
+        /// What overflowed.
+        what: String,
+    },
 }
 
 fn invalid(op: &str, message: impl Into<String>) -> ShapeError {

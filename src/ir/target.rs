@@ -37,12 +37,14 @@ const SUBLANES: i64 = 8;
 pub enum Target {
     /// Untiled, descending layouts, as XLA's CPU backend assigns.
     Cpu,
+    /// A TPU generation, whose tiles depend on element width.
     Tpu(TpuTarget),
 }
 
 /// A TPU generation and the options that change its tiles.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TpuTarget {
+    /// The `--target` name, `tpu-v5e`.
     pub name: &'static str,
     /// 2 for v2, 3 for v3, 4 for v4, 5 for v5e/v5p, 6 for v6e, 7 for TPU7x.
     pub generation: u32,
@@ -75,6 +77,7 @@ pub const TARGET_NAMES: [&str; 5] = ["tpu-v5e", "tpu-v4", "tpu-v3", "tpu-v6e", "
 /// The tiles and element size a target gives one array.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TileChoice {
+    /// The tiles, outermost first; empty for an untiled array.
     pub tiles: Vec<Tile>,
     /// `E(n)`, 0 for the type's natural size.
     pub element_size_in_bits: i64,
@@ -98,6 +101,7 @@ impl Target {
         })
     }
 
+    /// The target's `--target` name.
     pub fn name(&self) -> &'static str {
         match self {
             Target::Cpu => "cpu",

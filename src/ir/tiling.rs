@@ -24,31 +24,84 @@ use super::shape::ArrayShape;
 /// Why a [`PhysicalLayout`] cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TilingError {
+    /// The layout does not fit the array.
     #[error(transparent)]
     Layout(#[from] LayoutRuleError),
+    /// An unbounded dim, which has no size to lay out.
     #[error("dimension {dim} is unbounded (`?`): it has no size to lay out")]
-    UnboundedDim { dim: usize },
+    UnboundedDim {
+        /// The dim's number.
+        dim: usize,
+    },
+    /// A dim of negative size.
     #[error("dimension {dim} has negative size {size}")]
-    NegativeDim { dim: usize, size: i64 },
+    NegativeDim {
+        /// The dim's number.
+        dim: usize,
+        /// Its size.
+        size: i64,
+    },
+    /// A size on the way to the padded size overflows `i64`.
     #[error("the padded size overflows a 64-bit integer ({what})")]
-    Overflow { what: &'static str },
+    Overflow {
+        /// Which size: `byte size`, `dim rounded up to its tile` and so on.
+        what: &'static str,
+    },
+    /// Legacy padded sizes that number other than the array's rank.
     #[error("padded_dimensions has {given} entries but the array has rank {rank}")]
-    PaddingRank { given: usize, rank: usize },
+    PaddingRank {
+        /// How many padded sizes were given.
+        given: usize,
+        /// The array's rank.
+        rank: usize,
+    },
+    /// A legacy padded size smaller than its dim.
     #[error("padded_dimensions[{dim}] = {padded} is smaller than the dimension's size {size}")]
-    PaddingTooSmall { dim: usize, padded: i64, size: i64 },
+    PaddingTooSmall {
+        /// The dim's number.
+        dim: usize,
+        /// The padded size given.
+        padded: i64,
+        /// The dim's size.
+        size: i64,
+    },
+    /// A token or opaque type, which has no elements.
     #[error("{ty} has no array elements to lay out")]
-    NotAnArrayType { ty: PrimitiveType },
+    NotAnArrayType {
+        /// The type.
+        ty: PrimitiveType,
+    },
 }
 
 /// Why an index query has no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IndexError {
+    /// An index with another number of coordinates than the array's rank.
     #[error("the index has {given} coordinates but the array has rank {rank}")]
-    Rank { given: usize, rank: usize },
+    Rank {
+        /// How many coordinates were given.
+        given: usize,
+        /// The array's rank.
+        rank: usize,
+    },
+    /// A coordinate outside its dim.
     #[error("coordinate {value} is out of range for dimension {dim} of size {size}")]
-    OutOfRange { dim: usize, value: i64, size: i64 },
+    OutOfRange {
+        /// The dim's number.
+        dim: usize,
+        /// The coordinate.
+        value: i64,
+        /// The dim's size.
+        size: i64,
+    },
+    /// A linear index outside the array's memory.
     #[error("linear index {value} is outside the array's {size} padded elements")]
-    LinearOutOfRange { value: i64, size: i64 },
+    LinearOutOfRange {
+        /// The linear index.
+        value: i64,
+        /// The padded elements the array takes.
+        size: i64,
+    },
 }
 
 /// What one tile did to the shape, in the document's three steps.
@@ -214,10 +267,12 @@ impl PhysicalLayout {
         Ok(physical)
     }
 
+    /// The array's element type.
     pub fn element_type(&self) -> PrimitiveType {
         self.element_type
     }
 
+    /// The layout this memory map follows.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }

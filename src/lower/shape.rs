@@ -12,115 +12,156 @@ use crate::syntax::ast::{self, LayoutArg, Span, Word};
 /// A shape or layout that reads well but means nothing valid.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum LowerError {
+    /// A word where an element type should be that names none.
     #[error("unknown element type `{name}`")]
     #[diagnostic(
         code(hlo::shape::unknown_type),
         help("element types are pred, s1-s64, u1-u64, f16, bf16, f32, f64, the f8/f6/f4 variants, c64, c128, token and opaque")
     )]
     UnknownElementType {
+        /// The word.
         name: String,
+        /// The word.
         #[label("not an element type")]
         span: Span,
     },
+    /// A number that does not fit in a 64-bit integer.
     #[error("`{text}` does not fit in a 64-bit integer")]
     #[diagnostic(code(hlo::shape::integer_range))]
     IntegerRange {
+        /// The number as written.
         text: String,
+        /// The number.
         #[label("too large")]
         span: Span,
     },
+    /// A dim with a negative size.
     #[error("dimension sizes cannot be negative")]
     #[diagnostic(code(hlo::shape::negative_dim))]
     NegativeDim {
+        /// The size.
         #[label("negative size")]
         span: Span,
     },
+    /// `token[2]` or `opaque[]{0}`: a shape that is no array, written with dims or a layout.
     #[error("`{name}[...]` cannot have dimensions or a layout")]
     #[diagnostic(code(hlo::shape::not_an_array), help("write `{name}[]`"))]
     NotAnArray {
+        /// `token` or `opaque`.
         name: String,
+        /// The shape.
         #[label("here")]
         span: Span,
     },
+    /// A tuple, token or opaque shape where an array shape was asked for.
     #[error("expected an array shape, not a tuple, token or opaque")]
     #[diagnostic(code(hlo::shape::not_an_array_shape))]
     NotAnArrayShape {
+        /// The shape.
         #[label("this shape")]
         span: Span,
     },
+    /// A layout that breaks one of XLA's rules for its array.
     #[error("{message}")]
     #[diagnostic(code(hlo::layout::invalid))]
     Layout {
+        /// The rule broken.
         message: String,
+        /// The offending part of the layout.
         #[label("here")]
         span: Span,
+        /// How to mend it, when there is an obvious way.
         #[help]
         help: Option<String>,
     },
+    /// A lettered layout item that XLA does not know.
     #[error("unknown layout attribute `{name}`")]
     #[diagnostic(
         code(hlo::layout::unknown_attribute),
         help("layout attributes are D(..), T(..), L(n), #(type), *(type), E(n), S(n), SC(..), P(shape), M(n), in that order")
     )]
     UnknownLayoutAttribute {
+        /// The item's letters.
         name: String,
+        /// The item's letters.
         #[label("not a layout attribute")]
         span: Span,
     },
+    /// Layout items out of XLA's order.
     #[error("layout attribute `{name}` must come before `{previous}`")]
     #[diagnostic(
         code(hlo::layout::attribute_order),
         help("XLA reads layout attributes only in the order D, T, L, #, *, E, S, SC, P, M, each at most once")
     )]
     AttributeOrder {
+        /// The item that comes too late.
         name: String,
+        /// The item before it, which should come after it.
         previous: String,
+        /// The item that comes too late.
         #[label("out of order")]
         span: Span,
     },
+    /// A layout item written twice.
     #[error("layout attribute `{name}` appears twice")]
     #[diagnostic(code(hlo::layout::duplicate_attribute))]
     DuplicateAttribute {
+        /// The item's letters.
         name: String,
+        /// The second one.
         #[label("second `{name}`")]
         span: Span,
     },
+    /// A layout item whose arguments are not what it takes.
     #[error("`{name}` expects {expected}")]
     #[diagnostic(code(hlo::layout::attribute_value))]
     AttributeValue {
+        /// The item's letters.
         name: String,
+        /// What it takes, in words.
         expected: &'static str,
+        /// The item, or the argument at fault.
         #[label("here")]
         span: Span,
     },
+    /// A layout whose tiles or padding make sizes overflow, or that the tiling refuses.
     #[error("{reason}")]
     #[diagnostic(code(hlo::layout::size))]
     Size {
+        /// What the tiling found wrong.
         reason: TilingError,
+        /// The layout, or the shape.
         #[label("this {what}")]
         span: Span,
         /// `layout` when the span is the layout, else `shape`.
         what: &'static str,
     },
+    /// Shapes enclose one another deeper than [`MAX_SHAPE_DEPTH`].
     #[error("shapes nested more than {max} deep")]
     #[diagnostic(
         code(hlo::shape::too_deep),
         help("tuples and the shapes inside layouts may enclose one another at most {max} deep")
     )]
     ShapeTooDeep {
+        /// The limit.
         max: usize,
+        /// The shape one level too deep.
         #[label("one level too many")]
         span: Span,
     },
+    /// An array whose bytes with padding exceed [`MAX_ARRAY_BYTES`].
     #[error("the array takes {bytes} bytes with its padding, over the limit of 2^48 (256 TiB)")]
     #[diagnostic(
         code(hlo::shape::too_large),
         help("no device holds an array this large; the limit keeps all size arithmetic exact")
     )]
     TooLarge {
+        /// Its bytes with padding.
         bytes: i64,
+        /// The layout, or the shape.
         #[label("this {what}")]
         span: Span,
+        /// `layout` when the span is the layout, else `shape`.
         what: &'static str,
     },
 }

@@ -18,6 +18,7 @@ pub const PIPELINE_END: &str = "pipeline-end";
 /// Where and what to dump.
 #[derive(Clone, Debug)]
 pub struct DumpOptions {
+    /// The directory the dumps go into; it is made when the first dump is written.
     pub dir: PathBuf,
     /// Dumps after passes whose name (or the next pass's name) this matches, anywhere in the
     /// name, as XLA's `--xla_dump_hlo_pass_re` does.
@@ -27,6 +28,7 @@ pub struct DumpOptions {
 }
 
 impl DumpOptions {
+    /// Dumps into `dir` around the passes `pass_re` matches, as module 0.
     pub fn new(dir: impl Into<PathBuf>, pass_re: Regex) -> DumpOptions {
         DumpOptions {
             dir: dir.into(),

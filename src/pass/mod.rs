@@ -68,7 +68,9 @@ pub use pipeline::{
 pub struct Changed(pub bool);
 
 impl Changed {
+    /// The pass changed the module.
     pub const YES: Changed = Changed(true);
+    /// The pass left the module as it was.
     pub const NO: Changed = Changed(false);
 }
 
@@ -155,12 +157,17 @@ pub struct PassContext {
 /// the total over every run of that pass in one pipeline run.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Statistic {
+    /// The pass that keeps the counter.
     pub pass: &'static str,
+    /// What it counts, `instructions removed`.
     pub name: &'static str,
+    /// The total.
     pub value: u64,
 }
 
 impl PassContext {
+    /// A context whose verifier makes the checks `verify` asks for, with no warnings or
+    /// counters yet.
     pub fn new(verify: VerifyOptions) -> PassContext {
         PassContext {
             verify,
@@ -235,12 +242,14 @@ pub enum PassError {
     #[error("the module does not verify ({} error{})", errors.len(), plural(errors.len()))]
     #[diagnostic(code(hlo::pass::verify))]
     Verify {
+        /// The verifier's errors, in module order.
         #[related]
         errors: Vec<VerifyError>,
     },
 }
 
 impl PassError {
+    /// A [`PassError::Message`] saying why the pass gave up.
     pub fn message(message: impl Into<String>) -> PassError {
         PassError::Message(message.into())
     }

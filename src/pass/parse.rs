@@ -18,10 +18,14 @@ use crate::syntax::ast::Span;
 #[error("{message}")]
 #[diagnostic(code(hlo::pipeline::syntax))]
 pub struct PipelineSyntaxError {
+    /// What is wrong.
     pub message: String,
+    /// The offending part of the `--passes` text.
     #[label("{label}")]
     pub span: Span,
+    /// The label under that part.
     pub label: String,
+    /// A suggestion, such as the registered name closest to an unknown one.
     #[help]
     pub help: Option<String>,
 }
@@ -45,18 +49,27 @@ impl PipelineSyntaxError {
 /// A parsed and checked pipeline, not yet instantiated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineSpec {
+    /// The steps, in order.
     pub steps: Vec<StepSpec>,
 }
 
+/// One step of a [`PipelineSpec`], with the span of its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepSpec {
+    /// A pass, with the flags written after it.
     Pass {
+        /// The registered pass.
         info: PassInfo,
+        /// Its flags, in the order written, each one the pass takes.
         flags: Vec<&'static str>,
+        /// Where the step is written.
         span: Span,
     },
+    /// `fixpoint(...)`: steps run again while any of them changes the module.
     Fixpoint {
+        /// The steps of the group.
         steps: Vec<StepSpec>,
+        /// Where the group is written.
         span: Span,
     },
 }

@@ -29,10 +29,13 @@ pub struct PipelineOptions {
     /// Verify the input, and the module after every pass that changed it (XLA's invariant
     /// checkers). On by default.
     pub verify_after_change: bool,
+    /// The checks that verification makes; the `verify` pass adds to them.
     pub verify: VerifyOptions,
+    /// Where to dump the module between passes, and around which; no dumps when `None`.
     pub dump: Option<DumpOptions>,
     /// The most iterations a `fixpoint(...)` group runs.
     pub fixpoint_cap: usize,
+    /// What happens when a fixpoint group reaches the cap.
     pub on_cap: CapPolicy,
 }
 
@@ -50,6 +53,7 @@ impl Default for PipelineOptions {
 
 /// One step of a pipeline.
 pub enum Step {
+    /// One pass, run once.
     Pass(Box<dyn Pass>),
     /// Runs its steps again while any of them changes the module, up to the cap.
     Fixpoint(Vec<Step>),
@@ -96,43 +100,66 @@ impl fmt::Debug for Step {
 pub struct Pipeline {
     name: String,
     steps: Vec<Step>,
+    /// How the passes run.
     pub options: PipelineOptions,
 }
 
 /// Why a pipeline stopped.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum PipelineError {
+    /// The input does not verify, so no pass ran.
     #[error("the module does not verify before the first pass ({} error{})", errors.len(), super::plural(errors.len()))]
     #[diagnostic(
         code(hlo::pipeline::invalid_input),
         help("--no-verify skips verification")
     )]
     InvalidInput {
+        /// The verifier's errors, in module order.
         #[related]
         errors: Vec<VerifyError>,
     },
+    /// A pass returned an error.
     #[error("pass `{pass}` failed: {error}")]
     #[diagnostic(code(hlo::pipeline::pass_failed))]
     PassFailed {
+        /// The pass's name.
         pass: String,
-        error: PassError,
+        /// What the pass returned; boxed, as it is the largest payload of a type every run
+        /// returns.
+        error: Box<PassError>,
         /// The verifier's diagnostics when the pass is one that verifies.
         #[related]
         errors: Vec<VerifyError>,
     },
+    /// A pass reported a change and the module no longer verifies.
     #[error("pass `{pass}` broke the module: the verifier found {} error{} after it", errors.len(), super::plural(errors.len()))]
     #[diagnostic(code(hlo::pipeline::broken_by_pass))]
     BrokeModule {
+        /// The pass's name.
         pass: String,
+        /// The verifier's errors, in module order.
         #[related]
         errors: Vec<VerifyError>,
     },
+    /// A fixpoint group still changed the module after the most iterations allowed, under
+    /// [`CapPolicy::Error`].
     #[error("{group} still changed the module after {cap} iterations")]
     #[diagnostic(code(hlo::pipeline::fixpoint_cap))]
-    FixpointCap { group: String, cap: usize },
+    FixpointCap {
+        /// The group as written, `fixpoint(a,b)`.
+        group: String,
+        /// The most iterations allowed, all of which it ran.
+        cap: usize,
+    },
+    /// A dump file could not be written.
     #[error("cannot write the dump {path}: {message}")]
     #[diagnostic(code(hlo::pipeline::dump))]
-    Dump { path: String, message: String },
+    Dump {
+        /// The file that could not be written.
+        path: String,
+        /// The system's reason.
+        message: String,
+    },
 }
 
 impl PipelineError {
@@ -144,7 +171,7 @@ impl PipelineError {
         };
         PipelineError::PassFailed {
             pass: pass.to_string(),
-            error,
+            error: Box::new(error),
             errors,
         }
     }
@@ -166,13 +193,16 @@ pub struct Timing {
     entries: Vec<TimingEntry>,
 }
 
+/// The time one pass, or the verifier, took over a pipeline run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimingEntry {
     /// A pass name, or `verifier` for the checks after changes.
     pub name: String,
+    /// How many times it ran.
     pub runs: u32,
     /// Runs that changed the module.
     pub changed: u32,
+    /// The wall-clock time of all its runs.
     pub total: Duration,
 }
 
@@ -180,10 +210,12 @@ pub struct TimingEntry {
 pub const VERIFIER_ENTRY: &str = "verifier";
 
 impl Timing {
+    /// One entry per pass, in the order the passes first ran.
     pub fn entries(&self) -> &[TimingEntry] {
         &self.entries
     }
 
+    /// The time of every entry together.
     pub fn total(&self) -> Duration {
         self.entries.iter().map(|e| e.total).sum()
     }
@@ -247,7 +279,9 @@ impl fmt::Display for Timing {
 /// What a successful run did.
 #[derive(Clone, Debug, Default)]
 pub struct RunReport {
+    /// Whether any pass changed the module.
     pub changed: bool,
+    /// The time each pass took.
     pub timing: Timing,
     /// Warnings from passes and from fixpoint caps, in order.
     pub warnings: Vec<String>,
@@ -303,10 +337,12 @@ struct Runner<'p> {
 }
 
 impl Pipeline {
+    /// An empty pipeline named `name`, with the default options.
     pub fn new(name: impl Into<String>) -> Pipeline {
         Pipeline::with_options(name, PipelineOptions::default())
     }
 
+    /// An empty pipeline named `name`, run under `options`.
     pub fn with_options(name: impl Into<String>, options: PipelineOptions) -> Pipeline {
         Pipeline {
             name: name.into(),
@@ -320,6 +356,7 @@ impl Pipeline {
         &self.name
     }
 
+    /// The steps, in the order they run.
     pub fn steps(&self) -> &[Step] {
         &self.steps
     }

@@ -37,7 +37,9 @@ use crate::passes;
 /// make one.
 #[derive(Clone, Copy)]
 pub struct PassInfo {
+    /// The name `--passes` and dumps use, lower-case words joined by `-`.
     pub name: &'static str,
+    /// One sentence saying what the pass does, for `hlo-layout passes`.
     pub description: &'static str,
     /// `(flag, what it does)`.
     pub flags: &'static [(&'static str, &'static str)],
@@ -106,9 +108,11 @@ pub struct Registry {
 /// Why a pass cannot be registered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum RegistryError {
+    /// A pass of that name is registered already.
     #[error("a pass named `{0}` is registered already")]
     #[diagnostic(code(hlo::pass::registry::duplicate))]
     Duplicate(String),
+    /// The name is not lower-case words joined by `-`.
     #[error("`{0}` is not a pass name: names are lower-case words joined by `-`, as `dce`")]
     #[diagnostic(code(hlo::pass::registry::name))]
     BadName(String),

@@ -39,7 +39,9 @@ use crate::ir::module::{Computation, InstrId, Instruction};
 use crate::ir::{Module, Opcode};
 use crate::pass::{Changed, Pass, PassContext, PassError};
 
+/// The pass's name in `--passes`.
 pub const NAME: &str = "dce";
+/// What `hlo-layout passes` says the pass does.
 pub const DESCRIPTION: &str =
     "Removes instructions nothing uses and computations nothing calls, keeping side effects.";
 

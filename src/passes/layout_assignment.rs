@@ -25,8 +25,11 @@ use crate::ir::target::TARGET_NAMES;
 use crate::ir::{Module, Target};
 use crate::pass::{Changed, Pass, PassContext, PassError};
 
+/// The pass's name in `--passes`.
 pub const NAME: &str = "layout-assignment";
+/// What `hlo-layout passes` says the pass does.
 pub const DESCRIPTION: &str = "Assigns TPU (default tpu-v5e) or CPU layouts with bitcast or copy where layouts differ; `layout-assignment{tpu-v4}` picks the target, `{auto}` chooses the entry layouts too.";
+/// The flags the pass takes, each with what it does: a target's name, or `auto`.
 pub const FLAGS: &[(&str, &str)] = &[
     (TARGET_NAMES[0], "TPU v5e tiles (the default)"),
     (TARGET_NAMES[1], "TPU v4 tiles"),
@@ -42,8 +45,11 @@ pub const FLAGS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The `layout-assignment` pass: [`crate::assign::assign_layouts_with`] as a pass.
 pub struct LayoutAssignment {
+    /// The target whose tiles the layouts take.
     pub target: Target,
+    /// Whether the entry's layouts are chosen too, and how the rest are.
     pub options: AssignOptions,
 }
 

@@ -49,7 +49,9 @@ use crate::ir::module::{Computation, InstrId, Instruction};
 use crate::ir::{ArrayShape, Module, Opcode, Shape};
 use crate::pass::{Changed, Pass, PassContext, PassError};
 
+/// The pass's name in `--passes`.
 pub const NAME: &str = "simplify-layout-ops";
+/// What `hlo-layout passes` says the pass does.
 pub const DESCRIPTION: &str = "Folds bitcast chains, removes copies, reshapes and transposes that move no bytes, and makes physically identical ones bitcasts.";
 
 /// The `simplify-layout-ops` pass.

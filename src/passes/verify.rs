@@ -24,9 +24,12 @@ use crate::ir::Module;
 use crate::pass::{Changed, Pass, PassContext, PassError};
 use crate::verify::verify;
 
+/// The pass's name in `--passes`.
 pub const NAME: &str = "verify";
+/// What `hlo-layout passes` says the pass does.
 pub const DESCRIPTION: &str =
     "Runs the verifier and fails on any problem; `verify{layout-sensitive}` also checks layouts.";
+/// The flags the pass takes, each with what it does.
 pub const FLAGS: &[(&str, &str)] = &[(
     "layout-sensitive",
     "also check bitcast byte sizes and layout-preserving ops",
@@ -35,6 +38,7 @@ pub const FLAGS: &[(&str, &str)] = &[(
 /// The `verify` pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Verify {
+    /// Also check layouts, as [`crate::verify::VerifyOptions::layout_sensitive`] does.
     pub layout_sensitive: bool,
 }
 

@@ -10,23 +10,29 @@ use super::token::HeadText;
 /// A byte range in the source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
+    /// The offset of the first byte.
     pub start: usize,
+    /// The offset just past the last byte.
     pub end: usize,
 }
 
 impl Span {
+    /// The bytes from `start` up to, not including, `end`.
     pub fn new(start: usize, end: usize) -> Span {
         Span { start, end }
     }
 
+    /// The span as a range, to slice the source with.
     pub fn range(self) -> Range<usize> {
         self.start..self.end
     }
 
+    /// How many bytes the span covers.
     pub fn len(self) -> usize {
         self.end - self.start
     }
 
+    /// Whether the span covers no byte.
     pub fn is_empty(self) -> bool {
         self.start == self.end
     }
@@ -41,30 +47,46 @@ impl From<Span> for miette::SourceSpan {
 /// A piece of source text (a word, a number) and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Word<'s> {
+    /// The text, borrowed from the source.
     pub text: &'s str,
+    /// Where it is.
     pub span: Span,
 }
 
+/// A shape as written, before its element type and layout mean anything.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Shape<'s> {
     /// `ty[dims]{layout}`; also `token[]` and `opaque[]`.
     Array {
+        /// The element type's word, `f32`.
         element_type: Word<'s>,
+        /// The dims, in order.
         dims: Vec<Dim<'s>>,
+        /// The layout, when written.
         layout: Option<Box<Layout<'s>>>,
+        /// Where the shape is written.
         span: Span,
     },
+    /// `(f32[2], s32[])`.
     Tuple {
+        /// The element shapes, in order.
         elements: Vec<Shape<'s>>,
+        /// Where the tuple is written, parentheses included.
         span: Span,
     },
     /// `b(f32[2]{0})`: a buffer holding an array (lowering checks that it is one).
-    Buffer { array: Box<Shape<'s>>, span: Span },
+    Buffer {
+        /// The array shape inside the `b(...)`.
+        array: Box<Shape<'s>>,
+        /// Where the buffer shape is written, `b(` and `)` included.
+        span: Span,
+    },
     /// An instruction's result shape that the lexer read whole; see [`SimpleShape`].
     Simple(SimpleShape<'s>),
 }
 
 impl Shape<'_> {
+    /// Where the shape is written.
     pub fn span(&self) -> Span {
         match self {
             Shape::Array { span, .. } | Shape::Tuple { span, .. } | Shape::Buffer { span, .. } => {
@@ -75,6 +97,7 @@ impl Shape<'_> {
     }
 }
 
+/// How a dim's size is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DimKind {
     /// `N`
@@ -85,19 +108,25 @@ pub enum DimKind {
     Unbounded,
 }
 
+/// One dim of an array shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dim<'s> {
+    /// Static, bounded or unbounded.
     pub kind: DimKind,
     /// The number, absent for `?`.
     pub size: Option<Word<'s>>,
+    /// Where the dim is written, `<=` included.
     pub span: Span,
 }
 
 /// `{1,0:T(8,128)(2,1)E(4)}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout<'s> {
+    /// The dim numbers before the `:`, most minor first.
     pub minor_to_major: Vec<Word<'s>>,
+    /// The lettered items after the `:`, in order.
     pub items: Vec<LayoutItem<'s>>,
+    /// Where the layout is written, braces included.
     pub span: Span,
 }
 
@@ -106,17 +135,22 @@ pub struct Layout<'s> {
 pub struct LayoutItem<'s> {
     /// `T`, `L`, `#`, `*`, `E`, `S`, `SC`, `P`, `M`, `D`, or anything else the text had.
     pub name: Word<'s>,
+    /// Its parenthesised groups, in order.
     pub groups: Vec<LayoutGroup<'s>>,
+    /// Where the item is written.
     pub span: Span,
 }
 
 /// A parenthesised group `( ... )` of a layout item.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutGroup<'s> {
+    /// The comma-separated arguments.
     pub args: Vec<LayoutArg<'s>>,
+    /// Where the group is written, parentheses included.
     pub span: Span,
 }
 
+/// One argument of a layout item's group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LayoutArg<'s> {
     /// `128`
@@ -125,16 +159,24 @@ pub enum LayoutArg<'s> {
     Star(Span),
     /// A word with `+`/`~` flags: an element type `s32`, a dim level `C+`.
     Word {
+        /// The word.
         word: Word<'s>,
+        /// The `+` and `~` after it, in order.
         flags: Vec<Word<'s>>,
     },
     /// `0:2`, as in split configs.
-    Labeled { label: Word<'s>, value: Word<'s> },
+    Labeled {
+        /// The number before the `:`.
+        label: Word<'s>,
+        /// The number after the `:`.
+        value: Word<'s>,
+    },
     /// A whole shape, as in `P(s32[8]{0})`.
     Shape(Box<Shape<'s>>),
 }
 
 impl LayoutArg<'_> {
+    /// Where the argument is written.
     pub fn span(&self) -> Span {
         match self {
             LayoutArg::Int(w) => w.span,
@@ -152,8 +194,11 @@ impl LayoutArg<'_> {
 /// A name as written: `%add.1` (with `percent`) or `add.1`. `text` excludes the `%`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Name<'s> {
+    /// The name without its `%`.
     pub text: &'s str,
+    /// Whether the name was written with `%`.
     pub percent: bool,
+    /// Where the name is written, `%` included.
     pub span: Span,
 }
 
@@ -162,7 +207,10 @@ pub struct Name<'s> {
 pub struct Module<'s> {
     /// Absent in headerless text (`ENTRY main { ... }` alone).
     pub header: Option<Box<Header<'s>>>,
+    /// The stack-frame tables, in order.
     pub tables: Vec<Table<'s>>,
+    /// The computations, in order. The parser gives them to its [`Sink`] and leaves this
+    /// empty; a caller that collected them with [`CollectSink`] puts them here.
     pub computations: Vec<Computation<'s>>,
     /// Text that is one instruction alone, which XLA also reads as a module; then there
     /// is nothing else.
@@ -174,40 +222,55 @@ pub struct Module<'s> {
 pub struct Header<'s> {
     /// The module name, without a `%` or the legacy trailing `:`.
     pub name: Word<'s>,
+    /// The module's attributes, in order.
     pub attributes: Vec<Attribute<'s>>,
+    /// Where the header is written.
     pub span: Span,
 }
 
 /// A `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table<'s> {
+    /// The keyword that starts the table, which names it.
     pub keyword: Word<'s>,
+    /// The rows, in order.
     pub rows: Vec<TableRow<'s>>,
 }
 
 /// `1 "file.py"` or `1 {file_location_id=1 parent_frame_id=1}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableRow<'s> {
+    /// The row's number.
     pub id: Word<'s>,
+    /// The string or the braced fields after it.
     pub value: Term<'s>,
 }
 
+/// A computation: its head, instructions and trailing attributes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Computation<'s> {
+    /// Whether it is marked `ENTRY`.
     pub entry: bool,
+    /// Its name.
     pub name: Name<'s>,
+    /// Its parameters and result, when written.
     pub signature: Option<Box<Signature<'s>>>,
+    /// Its instructions, in order.
     pub instructions: Vec<Instruction<'s>>,
     /// After the closing brace: `, execution_thread="side"`.
     pub attributes: Vec<Attribute<'s>>,
+    /// Where the computation is written, from its name (or `ENTRY`) to its `}`.
     pub span: Span,
 }
 
 /// What comes before a computation's instructions: `ENTRY %name (p: f32[]) -> f32[] {`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComputationHead<'s> {
+    /// Whether it is marked `ENTRY`.
     pub entry: bool,
+    /// Its name.
     pub name: Name<'s>,
+    /// Its parameters and result, when written.
     pub signature: Option<Box<Signature<'s>>>,
     /// Where the computation starts.
     pub start: usize,
@@ -229,6 +292,7 @@ pub trait Sink<'s> {
     fn table(&mut self, table: Table<'s>) -> Option<Table<'s>> {
         Some(table)
     }
+    /// A computation's head, before its instructions.
     fn begin_computation(&mut self, head: ComputationHead<'s>);
     /// An instruction line. A sink done with it may keep its operand and attribute vectors
     /// to give out again, emptied, from [`Sink::operand_vec`] and [`Sink::attribute_vec`]:
@@ -249,6 +313,7 @@ pub trait Sink<'s> {
 /// The sink that keeps everything: it builds [`Module::computations`].
 #[derive(Debug, Default)]
 pub struct CollectSink<'s> {
+    /// The computations ended so far, in order.
     pub computations: Vec<Computation<'s>>,
     open: Option<Computation<'s>>,
 }
@@ -292,37 +357,52 @@ impl<'s> Sink<'s> for NoSink {
 /// `(p0: f32[2], p1: s32[]) -> f32[2]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Signature<'s> {
+    /// Each parameter's name and shape, in order.
     pub parameters: Vec<(Word<'s>, Shape<'s>)>,
+    /// The result shape.
     pub result: Shape<'s>,
 }
 
 /// `[ROOT ]name = [shape ]opcode(operands)[, attribute]*`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instruction<'s> {
+    /// Whether it is marked `ROOT`.
     pub root: bool,
+    /// The name it defines.
     pub name: Name<'s>,
     /// Absent where XLA may infer it.
     pub shape: Option<Box<Shape<'s>>>,
+    /// The opcode's word, `add`.
     pub opcode: Word<'s>,
+    /// The operands, in slot order.
     pub operands: Vec<Operand<'s>>,
+    /// The attributes, in the order written.
     pub attributes: Vec<Attribute<'s>>,
+    /// Where the instruction is written, from `ROOT` or its name to its last attribute.
     pub span: Span,
 }
 
+/// One operand of an instruction, as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand<'s> {
     /// `%x`, `f32[2] %x`, or the compact tuple-element form `%t#1#0`.
     Ref {
+        /// The operand's shape, when written before it.
         shape: Option<Box<Shape<'s>>>,
+        /// The instruction it names.
         name: Name<'s>,
         /// The `#N` suffixes, outermost first.
         indices: Vec<Word<'s>>,
     },
     /// An anonymous instruction written in place: `f32[] multiply(x, y)`.
     Nested {
+        /// Its result shape, when written.
         shape: Option<Box<Shape<'s>>>,
+        /// Its opcode's word.
         opcode: Word<'s>,
+        /// Its operands, in slot order.
         operands: Vec<Operand<'s>>,
+        /// Where it is written.
         span: Span,
     },
     /// A shape alone, `add(f32[10], f32[10])`: in XLA's single-instruction form, a new
@@ -355,8 +435,11 @@ impl Operand<'_> {
 /// as several juxtaposed pieces: `replica_groups=[2,4]<=[8]`, `literal=s32[2]{0} {1, 2}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attribute<'s> {
+    /// The attribute's name.
     pub name: Word<'s>,
+    /// The value's pieces, in order.
     pub value: Vec<Term<'s>>,
+    /// Where the attribute is written, name and value.
     pub span: Span,
 }
 
@@ -364,12 +447,16 @@ pub struct Attribute<'s> {
 /// hlo-grammar.md §4 fits. Meaning is given later, by attribute name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Term<'s> {
+    /// A single token, with its kind.
     Word(Word<'s>, WordKind),
     /// `name=value` nested in a value, as in `{maximal device=3}` or `window={size=3x3}`.
     Attr {
+        /// The nested attribute's name.
         name: Word<'s>,
+        /// Its value.
         value: Box<Term<'s>>,
     },
+    /// A bracketed list of items.
     List(Box<List<'s>>),
     /// A computation written in place (`to_apply={ ... }`, canonical style).
     Body(Vec<Instruction<'s>>, Span),
@@ -380,17 +467,25 @@ pub enum Term<'s> {
 /// What kind of token a [`Term::Word`] was; the text is kept as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WordKind {
+    /// A bare word: an enum value, an element type, a name without `%`.
     Ident,
     /// `%name`; the text excludes the `%`.
     Name,
     /// `name:`; the text excludes the `:`.
     NameColon,
+    /// An integer.
     Int,
+    /// A number with a point or an exponent, or `nan`.
     Float,
+    /// `-inf`.
     NegInf,
+    /// A quoted string, quotes and escapes as written.
     Str,
+    /// Window sizes or strides, `3x3`.
     DxD,
+    /// Padding, `1_1x0_0`.
     Pad,
+    /// Convolution dim labels, `b01f_01io->b01f`.
     DimLabels,
     /// A `{...}` blob taken verbatim.
     Raw,
@@ -398,10 +493,14 @@ pub enum WordKind {
     Punct,
 }
 
+/// The brackets around a [`List`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Delimiter {
+    /// `{...}`.
     Brace,
+    /// `(...)`.
     Paren,
+    /// `[...]`.
     Bracket,
 }
 
@@ -409,11 +508,14 @@ pub enum Delimiter {
 /// `f32[2]{0}`); each item is a sequence of juxtaposed terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct List<'s> {
+    /// Which brackets enclose the list.
     pub delimiter: Delimiter,
     /// The items' terms, with a [`Term::Separator`] between items. One vector for all items
     /// keeps parsing to one allocation per list.
     pub terms: Vec<Term<'s>>,
+    /// The layout after a `[...]` list that is a shape's dims.
     pub layout: Option<Box<Layout<'s>>>,
+    /// Where the list is written, brackets (and layout) included.
     pub span: Span,
 }
 
@@ -433,6 +535,7 @@ impl<'s> List<'s> {
             .filter(|t| !matches!(t, Term::Separator(_)))
     }
 
+    /// How many items the list has: one more than its separators, or none.
     pub fn item_count(&self) -> usize {
         match self.terms.is_empty() {
             true => 0,
@@ -448,6 +551,7 @@ impl<'s> List<'s> {
 }
 
 impl Term<'_> {
+    /// Where the term is written.
     pub fn span(&self) -> Span {
         match self {
             Term::Separator(span) => *span,
@@ -488,12 +592,14 @@ pub fn int_terms(token: &str, start: usize) -> Vec<Term<'_>> {
 /// for, so parsing builds nothing for them. The lexer has checked the form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimpleShape<'s> {
+    /// The shape's text.
     pub text: &'s str,
     /// Where the text starts in the source.
     pub start: usize,
 }
 
 impl<'s> SimpleShape<'s> {
+    /// Where the shape is written.
     pub fn span(&self) -> Span {
         Span::new(self.start, self.start + self.text.len())
     }
@@ -509,6 +615,7 @@ impl<'s> SimpleShape<'s> {
             .map_or(self.text.len(), |i| bracket + i)
     }
 
+    /// The element type's word, `f32`.
     pub fn element_type(&self) -> Word<'s> {
         let bracket = self.bracket();
         Word {

@@ -7,14 +7,19 @@ use super::ast::Span;
 use super::lexer::LexError;
 use super::token::Token;
 
+/// Why text does not parse as HLO, with the span of the offending text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum SyntaxError {
+    /// A token the grammar does not allow where it stands.
     #[error("unexpected {found}")]
     #[diagnostic(code(hlo::syntax::unexpected_token))]
     UnexpectedToken {
+        /// The token, described for a message: `` integer `8` ``.
         found: String,
+        /// The token.
         #[label("unexpected here")]
         span: Span,
+        /// What could have stood there, for the help line.
         #[help]
         expected: Option<String>,
     },
@@ -23,68 +28,89 @@ pub enum SyntaxError {
     #[error("unexpected {found} in an operand")]
     #[diagnostic(code(hlo::syntax::unexpected_token))]
     UnexpectedInOperand {
+        /// The token, described.
         found: String,
+        /// The operand, from where it starts.
         #[label(primary, "XLA cannot read this operand")]
         operand: Span,
+        /// The token.
         #[label("unexpected here")]
         span: Span,
+        /// What could have stood there, for the help line.
         #[help]
         expected: Option<String>,
     },
+    /// The text ends before the module or shape does.
     #[error("unexpected end of input")]
     #[diagnostic(code(hlo::syntax::unexpected_eof))]
     UnexpectedEof {
+        /// The last character of the text.
         #[label("the input ends after this")]
         span: Span,
+        /// What could have come next, for the help line.
         #[help]
         expected: Option<String>,
     },
+    /// Text that is no token of HLO.
     #[error("unreadable text `{text}`")]
     #[diagnostic(
         code(hlo::syntax::invalid_token),
         help("HLO text is made of names, numbers, strings and the punctuation = , : * ? # + ~ [ ] {{ }} ( ) -> <= ...")
     )]
     InvalidToken {
+        /// The text, shortened when long.
         text: String,
+        /// The text.
         #[label("not a token of HLO text")]
         span: Span,
     },
+    /// A `/*` comment without its `*/`.
     #[error("unterminated comment")]
     #[diagnostic(
         code(hlo::syntax::unterminated_comment),
         help("close the comment with `*/`")
     )]
     UnterminatedComment {
+        /// The comment's `/*`.
         #[label("this `/*` has no `*/`")]
         span: Span,
     },
+    /// A `{...}` attribute value, read verbatim, whose `}` is missing.
     #[error("this `{{...}}` value runs to the end of the input")]
     #[diagnostic(
         code(hlo::syntax::runaway_blob),
         help("a backend_config or frontend attribute value that starts with `{{` is read verbatim up to its matching `}}`; one is missing")
     )]
     RunawayBlob {
+        /// From the value's `{` to the end of the text.
         #[label("its `}}` closes only at the end of the input")]
         span: Span,
     },
+    /// Brackets nested deeper than [`super::lexer::MAX_NESTING`].
     #[error("brackets nested too deeply")]
     #[diagnostic(
         code(hlo::syntax::too_deep),
         help("at most {max} levels of `(`, `[` and `{{` may be open at once")
     )]
     TooDeep {
+        /// The limit.
         max: usize,
+        /// The bracket one level too deep.
         #[label("one level too many")]
         span: Span,
     },
+    /// An escape in a string that XLA refuses.
     #[error("XLA refuses the escape `{escape}` in this string: {reason}")]
     #[diagnostic(
         code(hlo::syntax::bad_escape),
         help("strings take C escapes: \\n \\t \\r \\\\ \\' \\\" \\? \\a \\b \\f \\v, octal \\0 to \\377, hex \\x0 to \\xff, and \\uXXXX or \\UXXXXXXXX for a character up to U+10FFFF")
     )]
     BadEscape {
+        /// The escape as written.
         escape: String,
+        /// Why XLA refuses it.
         reason: &'static str,
+        /// The escape.
         #[label("refused")]
         span: Span,
     },
@@ -96,19 +122,24 @@ pub enum SyntaxError {
         help("a module starts with `HloModule <name>`; a lone instruction is `name = shape opcode(operands)`")
     )]
     HeaderlessSignature {
+        /// The `(` where XLA expects the `=`.
         #[label("XLA expects `=` here")]
         span: Span,
     },
+    /// A token after the end of a complete module or shape.
     #[error("unexpected {found} after the end")]
     #[diagnostic(code(hlo::syntax::extra_token), help("expected the end of the input"))]
     ExtraToken {
+        /// The token, described.
         found: String,
+        /// The token.
         #[label("nothing may follow here")]
         span: Span,
     },
 }
 
 impl SyntaxError {
+    /// The span the error is about: its primary label's.
     pub fn span(&self) -> Span {
         match self {
             SyntaxError::UnexpectedToken { span, .. }

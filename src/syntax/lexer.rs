@@ -36,7 +36,11 @@ pub const MAX_NESTING: usize = 256;
 /// The only error that stops the token stream; everything else is a [`Token::Error`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LexError {
-    TooDeep { span: Span },
+    /// Brackets nest deeper than [`MAX_NESTING`].
+    TooDeep {
+        /// The bracket one level too deep.
+        span: Span,
+    },
 }
 
 /// What a `{` opened, to know what its `}` closes.
@@ -47,6 +51,8 @@ enum Brace {
     Other,
 }
 
+/// The token stream the parser reads, with the context HLO's lexing needs: layouts,
+/// verbatim `{...}` values, whole instruction heads and table rows, and bracket depth.
 pub struct Lexer<'s> {
     source: &'s str,
     inner: logos::Lexer<'s, Token<'s>>,
@@ -88,6 +94,7 @@ pub struct Lexer<'s> {
 }
 
 impl<'s> Lexer<'s> {
+    /// Lexes the whole of `source`.
     pub fn new(source: &'s str) -> Lexer<'s> {
         Lexer::with_range(source, 0, source.len())
     }

@@ -6,54 +6,75 @@
 
 use logos::Logos;
 
+/// One token of HLO text, borrowing its text from the source.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 #[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
 pub enum Token<'s> {
+    /// `=`, between a name and what it defines or an attribute and its value.
     #[token("=")]
     Equal,
+    /// `,`, between list items and attributes.
     #[token(",")]
     Comma,
+    /// `:`, between a layout's dims and its other parts, and in labelled values.
     #[token(":")]
     Colon,
+    /// `*`, a combined dim in a tile, or a layout's pointer-type part.
     #[token("*")]
     Asterisk,
+    /// `?`, an unbounded dim.
     #[token("?")]
     Question,
+    /// `#`, before an operand's tuple index, or a layout's index-type part.
     #[token("#")]
     Hash,
+    /// `+`, a dim level type's mark in a layout that its dim is not unique: `C+`.
     #[token("+")]
     Plus,
+    /// `~`, a dim level type's mark in a layout that its dim is not ordered: `C~`.
     #[token("~")]
     Tilde,
+    /// `[`.
     #[token("[")]
     LSquare,
+    /// `]`.
     #[token("]")]
     RSquare,
+    /// `{` of anything but a layout or a computation body.
     #[token("{")]
     LBrace,
     /// A `{` that opens a layout: it follows `]` and is followed by a digit, `:` or `}`.
     /// The lexer adapter produces it; logos never does. Telling it apart from a computation
     /// body's `{` keeps the grammar LR(1).
     LayoutBrace,
+    /// `}`.
     #[token("}")]
     RBrace,
+    /// `(`.
     #[token("(")]
     LParen,
+    /// `)`.
     #[token(")")]
     RParen,
+    /// `->`, between a signature's parameters and its result.
     #[token("->")]
     Arrow,
+    /// `<=`, before a bounded dynamic dim's bound.
     #[token("<=")]
     Leq,
+    /// `...`, a literal elided in printing.
     #[token("...")]
     Dots,
 
+    /// `HloModule`, which starts a module's header.
     #[token("HloModule")]
     KwHloModule,
+    /// `ENTRY`, before the entry computation.
     #[token("ENTRY")]
     KwEntry,
+    /// `ROOT`, before a computation's root instruction.
     #[token("ROOT")]
     KwRoot,
     /// The stack-frame table keywords: `FileNames`, `FunctionNames`, `FileLocations`,
@@ -76,12 +97,15 @@ pub enum Token<'s> {
     /// Every other word: opcodes, element types, enum values, bare names.
     #[regex(r"[A-Za-z_][A-Za-z0-9_.\-]*", |lex| lex.slice())]
     Ident(&'s str),
+    /// An integer, with its sign: `-3`.
     #[regex(r"-?[0-9]+", |lex| lex.slice())]
     Int(&'s str),
+    /// A number with a point or an exponent, or `nan` with its payload: `1.5e-3`.
     #[regex(r"-?([0-9]+\.[0-9]*|[0-9]*\.[0-9]+)([eE][+-]?[0-9]+)?", |lex| lex.slice())]
     #[regex(r"-?[0-9]+[eE][+-]?[0-9]+", |lex| lex.slice())]
     #[regex(r"-?nan(\(0x[0-9a-fA-F]+\))?", |lex| lex.slice())]
     Float(&'s str),
+    /// `-inf`.
     #[token("-inf")]
     NegInf,
     /// `[2,3]`: a bracketed list of plain integers with nothing else inside, as one token.
@@ -198,11 +222,14 @@ impl Token<'_> {
 /// A [`Token::SimpleHead`]'s text and where its parts end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeadText<'s> {
+    /// The whole head, from the name to the last attribute it takes in.
     pub text: &'s str,
+    /// Where its parts end.
     pub cuts: HeadCuts,
 }
 
 impl<'s> HeadText<'s> {
+    /// A head of `text` with the parts `cuts` tells.
     pub fn new(text: &'s str, cuts: HeadCuts) -> HeadText<'s> {
         HeadText { text, cuts }
     }
@@ -232,18 +259,22 @@ impl HeadCuts {
         })
     }
 
+    /// The name's length in bytes, its `%` included.
     pub fn name_len(self) -> usize {
         usize::from(self.name)
     }
 
+    /// The result shape's length in bytes.
     pub fn shape_len(self) -> usize {
         usize::from(self.shape)
     }
 
+    /// The opcode's length in bytes.
     pub fn opcode_len(self) -> usize {
         usize::from(self.opcode)
     }
 
+    /// The operand list's length in bytes, its parentheses included.
     pub fn operands_len(self) -> usize {
         usize::from(self.operands)
     }

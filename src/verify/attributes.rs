@@ -187,8 +187,11 @@ fn specific(opcode: &Opcode) -> Option<&'static [&'static str]> {
 /// Which part of an async chain a sugared opcode is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AsyncPart {
+    /// `<op>-start`, which begins the async computation.
     Start,
+    /// `<op>-update`, which passes the async state on.
     Update,
+    /// `<op>-done`, which waits for the result.
     Done,
 }
 

@@ -54,9 +54,13 @@ pub struct VerifyOptions {
 #[error("{message} ({})", place(.instruction, .computation))]
 #[diagnostic(code(hlo::verify))]
 pub struct VerifyError {
+    /// What is wrong, as XLA's verifier or parser says it.
     pub message: String,
+    /// The computation the problem is in.
     pub computation: String,
+    /// The instruction at fault; empty for a problem of the computation itself.
     pub instruction: String,
+    /// Where the primary label points: the instruction, the computation, or XLA's point.
     #[label(primary, "{label}")]
     pub span: Span,
     /// What the primary label says: "here", or where XLA's parser stood (see [`Found`]).
@@ -64,6 +68,7 @@ pub struct VerifyError {
     /// The text at fault, when the primary label is where XLA's parser stood instead.
     #[label("{detail_label}")]
     pub detail: Option<Span>,
+    /// What the second label says.
     pub detail_label: &'static str,
     /// Where XLA's parser finds the problem: a caller that has the text (`crate::check`)
     /// points the primary label there.
@@ -96,7 +101,9 @@ pub enum Found {
     AfterShape,
     /// The token after `name` in the list value of attribute `attribute`.
     AfterName {
+        /// The attribute whose list holds the name.
         attribute: &'static str,
+        /// The name after which XLA's parser stops.
         name: String,
     },
 }
@@ -104,7 +111,9 @@ pub enum Found {
 /// One problem a check found, and where XLA's parser finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
+    /// What is wrong.
     pub message: String,
+    /// Where XLA's parser finds it.
     pub found: Found,
 }
 
@@ -128,6 +137,7 @@ impl From<&str> for Problem {
 pub struct Problems(Vec<Problem>);
 
 impl Problems {
+    /// Adds a problem; a message alone is one that XLA's parser finds at the instruction.
     pub fn push(&mut self, problem: impl Into<Problem>) {
         self.0.push(problem.into());
     }
@@ -140,10 +150,12 @@ impl Problems {
         });
     }
 
+    /// Adds each of `problems`, in order.
     pub fn extend<P: Into<Problem>>(&mut self, problems: impl IntoIterator<Item = P>) {
         self.0.extend(problems.into_iter().map(Into::into));
     }
 
+    /// Whether no problem was found.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -167,6 +179,8 @@ fn place(instruction: &str, computation: &str) -> String {
 }
 
 impl VerifyError {
+    /// A problem of instruction `id` of `computation`, or of the computation itself when `id`
+    /// is `None` (or no longer names an instruction), labelled "here".
     pub fn new(
         computation: &Computation,
         id: Option<InstrId>,
@@ -544,7 +558,8 @@ pub(crate) fn header_problems<'a>(
             .map(|a| &*a.value)
     };
     let mut problems = Vec::new();
-    let checks: [(&'static str, fn(&str) -> Result<(), String>); 2] = [
+    type Check = fn(&str) -> Result<(), String>;
+    let checks: [(&'static str, Check); 2] = [
         ("input_output_alias", header::input_output_alias),
         ("buffer_donor", header::buffer_donor),
     ];

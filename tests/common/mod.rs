@@ -31,6 +31,18 @@ pub fn corpus_dir(folder: &str) -> Option<PathBuf> {
     }
 }
 
+/// The byte ranges of the modules of `text`: split at `// -----` lines when `split`, as the
+/// command's `--split-input-file` does, else the whole text.
+// One range, the whole text, is meant; the lint takes it for a range of elements.
+#[allow(clippy::single_range_in_vec_init)]
+pub fn module_ranges(text: &str, split: bool) -> Vec<std::ops::Range<usize>> {
+    if split {
+        hlo_layout::syntax::split_modules(text)
+    } else {
+        vec![0..text.len()]
+    }
+}
+
 /// The files of a corpus folder with the given extension, sorted.
 pub fn files(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
