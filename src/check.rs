@@ -394,7 +394,7 @@ impl<'s> ast::Sink<'s> for Streaming<'s, '_> {
     }
 
     fn table(&mut self, table: ast::Table<'s>) -> Option<ast::Table<'s>> {
-        let printed = crate::print::tables_text(std::slice::from_ref(&table));
+        let printed = crate::lower::canonical::tables_text(std::slice::from_ref(&table));
         if printed.is_err() || !tables::check_rows(&table).is_empty() {
             self.verdict = Verdict::Invalid;
         }

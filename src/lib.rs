@@ -10,6 +10,13 @@
 //!
 //! # Layers and their invariants
 //!
+//! Layers, lowest first: `span`, `ir`, `syntax`, `verify`, `lower`, `print`, `check`, `assign`, `pass`, `passes`, `analysis`, `explain`, `diagnostic`, `error`.
+//!
+//! A module imports only from the layers listed before its own, and no source file imports
+//! one that imports it back, however long the chain (`tests/architecture.rs` reads the
+//! source and fails otherwise). Vocabulary more than one layer reads lives low, in `ir`
+//! ([`ir::vocabulary`]); the command (`cli`, a crate of its own) sits above them all.
+//!
 //! - [`syntax`] turns text into a syntax tree with byte spans. It never panics, whatever the
 //!   input, and gives nothing meaning: element types, opcodes and layout letters are words.
 //! - [`lower`] gives the tree meaning from Rust tables and checks every rule of the model,
@@ -122,6 +129,7 @@ pub mod lower;
 pub mod pass;
 pub mod passes;
 pub mod print;
+pub mod span;
 pub mod syntax;
 pub mod verify;
 
@@ -146,7 +154,7 @@ pub fn parse_array_shape(text: &str) -> Result<ir::ArrayShape, Vec<Error>> {
     match parse_shape(text)? {
         ir::Shape::Array(array) => Ok(array),
         _ => Err(vec![Error::Lower(lower::LowerError::NotAnArrayShape {
-            span: syntax::ast::Span::new(0, text.len()),
+            span: span::Span::new(0, text.len()),
         })]),
     }
 }
@@ -226,7 +234,7 @@ pub fn format_module_range(
     if let Some(error) = syntax::headerless_signature(text, range.clone()) {
         return Err(vec![Error::from(error)]);
     }
-    if let Some(formatted) = print::format_streaming(text, range.clone()) {
+    if let Some(formatted) = lower::canonical::format_streaming(text, range.clone()) {
         return Ok(formatted);
     }
     let module = syntax::parse_module_range(text, range)

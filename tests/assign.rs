@@ -477,7 +477,8 @@ fn a_reshape_made_a_bitcast_keeps_no_reshape_attribute() {
 /// and reads back to itself.
 #[test]
 fn rewritten_opcodes_carry_only_their_own_attributes() {
-    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    use hlo_layout::pass::PipelineOptions;
+    use hlo_layout::passes::parse_pipeline;
     let generic = [
         "backend_config={\"x\":1}",
         "frontend_attributes={a=\"b\"}",

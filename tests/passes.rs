@@ -8,9 +8,10 @@ use std::path::Path;
 
 use hlo_layout::ir::{Module, Opcode};
 use hlo_layout::pass::{
-    parse_pipeline, registry, CapPolicy, Changed, DumpOptions, Pass, PassContext, PassError,
-    Pipeline, PipelineError, PipelineOptions, Step,
+    CapPolicy, Changed, DumpOptions, Pass, PassContext, PassError, Pipeline, PipelineError,
+    PipelineOptions, Step,
 };
+use hlo_layout::passes::{self as builtin, parse_pipeline};
 
 fn parse(text: &str) -> Module {
     hlo_layout::parse_module(text)
@@ -95,7 +96,7 @@ fn pipelines_parse_nested_groups_and_flags() {
 
 #[test]
 fn the_registry_is_alphabetical_and_complete() {
-    let names: Vec<&str> = registry::all().iter().map(|p| p.name).collect();
+    let names: Vec<&str> = builtin::all().iter().map(|p| p.name).collect();
     assert_eq!(
         names,
         ["dce", "layout-assignment", "simplify-layout-ops", "verify"]

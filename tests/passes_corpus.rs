@@ -7,7 +7,8 @@ mod common;
 
 use std::path::Path;
 
-use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+use hlo_layout::pass::PipelineOptions;
+use hlo_layout::passes::parse_pipeline;
 
 #[derive(Default)]
 struct Counts {

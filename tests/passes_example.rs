@@ -37,7 +37,7 @@ fn a_registered_user_pass_is_named_in_pipeline_text() {
     let error = user_pass::run_passes(input, "dce,strip-metadat").unwrap_err();
     assert!(error.contains("did you mean `strip-metadata`?"), "{error}");
     // Without the registration the built-in parser does not know it.
-    assert!(hlo_layout::pass::parse_pipeline("strip-metadata").is_err());
+    assert!(hlo_layout::passes::parse_pipeline("strip-metadata").is_err());
     let names: Vec<&str> = user_pass::registry()
         .passes()
         .iter()

@@ -1,7 +1,7 @@
 //! Shapes and layouts read and print exactly as XLA prints them; bad ones get diagnostics
 //! that point at the offending text.
 
-use hlo_layout::ir::layout::{DimLevel, DimLevelType, SplitConfig};
+use hlo_layout::ir::shape::{DimLevel, DimLevelType, SplitConfig};
 use hlo_layout::ir::{ArrayShape, Dim, Layout, PrimitiveType, Shape, Tile, TileDim};
 use miette::{GraphicalReportHandler, GraphicalTheme};
 use proptest::prelude::*;

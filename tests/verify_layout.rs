@@ -1,7 +1,8 @@
 //! The layout-sensitive verifier checks bitcasts with the exact tiled memory map: equal byte
 //! sizes are not enough when tiles put an element at another byte (issue 29).
 
-use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+use hlo_layout::pass::PipelineOptions;
+use hlo_layout::passes::parse_pipeline;
 use hlo_layout::verify::{verify, VerifyOptions};
 
 fn module(operand: &str, result: &str) -> hlo_layout::ir::Module {

@@ -334,7 +334,7 @@ fn explain<'py>(
 /// >>> hlo_layout.run_passes(m, "fixpoint(simplify-layout-ops,dce)")
 #[pyfunction]
 fn run_passes(py: Python<'_>, module: &Module, passes: &str) -> PyResult<Module> {
-    let spec = hlo_layout::pass::parse_pipeline(passes)
+    let spec = hlo_layout::passes::parse_pipeline(passes)
         .map_err(|errors| Failure::new("passes", passes, errors).into_error(py))?;
     let input = module.module.clone();
     let source = module.source.clone();

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use serde::Serialize;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module, Payload};
-use crate::lower::module::calls_computations;
+use crate::ir::vocabulary::calls_computations;
 use crate::print::print_ir_instruction_line;
 
 /// How two modules are compared.

@@ -57,7 +57,7 @@ use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
-use crate::syntax::ast::Span;
+use crate::span::Span;
 use crate::verify::header::entry_layout;
 use crate::verify::shapes::compatible;
 

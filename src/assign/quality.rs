@@ -19,10 +19,10 @@
 
 use std::sync::Arc;
 
-use crate::ir::layout::{Tile, TileDim};
 use crate::ir::module::Module;
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
+use crate::ir::shape::{Tile, TileDim};
 use crate::ir::{PhysicalLayout, Target};
 
 use super::cost;

@@ -31,10 +31,10 @@ pub struct AssignReport {
     /// The arrays with the most padding, worst first.
     pub worst_padding: Vec<PaddingOffender>,
     /// What the assigned layouts cost (`cost::module_cost`).
-    pub cost: super::ModuleCost,
+    pub cost: super::cost::ModuleCost,
     /// What the rule before choosing costs on the same module ([`super::Policy::Descending`]),
     /// under [`super::Policy::MinimizeCost`].
-    pub descending_cost: Option<super::ModuleCost>,
+    pub descending_cost: Option<super::cost::ModuleCost>,
     /// Whether the descending rule's layouts were kept because the chosen ones cost more
     /// (see [`super::assign_layouts_with`]).
     pub kept_descending: bool,

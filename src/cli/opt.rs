@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use hlo_layout::pass::{parse_pipeline, DumpOptions, PipelineOptions, DEFAULT_FIXPOINT_CAP};
+use hlo_layout::pass::{DumpOptions, PipelineOptions, DEFAULT_FIXPOINT_CAP};
+use hlo_layout::passes::parse_pipeline;
 
 use serde_json::{json, Map, Value};
 

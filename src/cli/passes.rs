@@ -15,7 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let passes = hlo_layout::pass::registry::all();
+    let passes = hlo_layout::passes::all();
     let out = match args.output.format {
         Format::Json => json_text(&json!({
             "version": JSON_VERSION,

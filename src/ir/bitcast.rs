@@ -201,7 +201,7 @@ fn canonical_offsets(
         let mut entries = step.tile.dims.clone();
         while let Some(j) = entries
             .iter()
-            .position(|d| *d == super::layout::TileDim::Combine)
+            .position(|d| *d == super::shape::TileDim::Combine)
         {
             let i = coordinates.len() - entries.len() + j;
             let minor = coordinates.remove(i + 1);

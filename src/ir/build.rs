@@ -33,10 +33,10 @@
 use std::sync::Arc;
 
 use super::attrs::{DotDimensionNumbers, SliceConfig};
-use super::layout::Layout;
 use super::module::{Computation, EditError, InstrId, Instruction};
 use super::opcode::Opcode;
 use super::primitive::PrimitiveType;
+use super::shape::Layout;
 use super::shape::{ArrayShape, Dim, Shape};
 use super::shape_inference::{self, ShapeError};
 

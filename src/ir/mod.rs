@@ -11,7 +11,6 @@
 pub mod attrs;
 pub mod bitcast;
 pub mod build;
-pub mod layout;
 pub mod module;
 pub mod opcode;
 pub mod pattern;
@@ -21,11 +20,12 @@ pub mod shape;
 pub mod shape_inference;
 pub mod target;
 pub mod tiling;
+pub mod vocabulary;
 
-pub use layout::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
 pub use module::{Computation, ComputationId, EditError, InstrId, Instruction, Module};
 pub use opcode::Opcode;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Dim, Shape};
+pub use shape::{Layout, LegacyPadding, PaddingValue, Tile, TileDim};
 pub use target::Target;
 pub use tiling::{PhysicalLayout, TilingError};

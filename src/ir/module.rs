@@ -20,7 +20,7 @@ use petgraph::Direction;
 
 use super::opcode::Opcode;
 use super::shape::Shape;
-use crate::syntax::ast::Span;
+use crate::span::Span;
 
 /// An instruction of one computation: its graph index and the tag of the computation that
 /// made it. Every lookup compares the tag, so an id used in another computation is an error

@@ -1,10 +1,14 @@
-//! Shapes: arrays (static, bounded-dynamic `<=N` and unbounded `?` dims), tuples, token and
-//! opaque, printed exactly as XLA prints them.
+//! Shapes and their layouts, as XLA prints them: arrays (static, bounded-dynamic `<=N` and
+//! unbounded `?` dims), tuples, token and opaque, and layouts
+//! `{minor_to_major:T(..)(..)L(n)#(ty)*(ty)E(n)S(n)SC(..)P(shape)M(n)}`. The two share one
+//! file because each contains the other: an array's layout, and a layout's physical shape.
+//!
+//! A [`Layout`] is plain data; [`Layout::check_for_rank`] states which layouts are valid for
+//! an array of a given rank, and `ir::tiling` gives a valid layout its meaning in memory.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use super::layout::{write_joined, Layout};
 use super::primitive::PrimitiveType;
 
 /// One array dimension.
@@ -276,6 +280,479 @@ impl fmt::Display for Shape {
             Shape::Buffer(array) => write!(f, "b({array})"),
         }
     }
+}
+
+/// One entry of a tile: a size, or the combine marker `*` that merges a dim into the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileDim {
+    /// A tile size.
+    Size(i64),
+    /// `*`: this dim merges into the next one before tiling.
+    Combine,
+}
+
+/// A tile `(a,b,...)`: its entries line up with the minor-most physical dims, major first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Tile {
+    /// The entries, major first.
+    pub dims: Vec<TileDim>,
+}
+
+impl Tile {
+    /// A tile of the sizes given, without `*`.
+    pub fn new(sizes: &[i64]) -> Tile {
+        Tile {
+            dims: sizes.iter().map(|&s| TileDim::Size(s)).collect(),
+        }
+    }
+}
+
+/// A sparse dim-level type from `D(...)`: a level letter plus the "not unique" (`+`) and
+/// "not ordered" (`~`) flags. Current XLA parses and drops these; we keep them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DimLevelType {
+    /// The level's storage format.
+    pub level: DimLevel,
+    /// `+`: the level may hold one coordinate more than once.
+    pub not_unique: bool,
+    /// `~`: the level's coordinates need not be in order.
+    pub not_ordered: bool,
+}
+
+/// How a sparse array stores one dim's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DimLevel {
+    /// `D`: every coordinate is stored.
+    Dense,
+    /// `C`: only the coordinates with entries are stored.
+    Compressed,
+    /// `S`: one coordinate per entry of the level above.
+    Singleton,
+    /// `H`: compressed, with room between the segments.
+    LooseCompressed,
+}
+
+impl DimLevel {
+    /// The letter HLO text writes for the level.
+    pub fn letter(self) -> char {
+        match self {
+            DimLevel::Dense => 'D',
+            DimLevel::Compressed => 'C',
+            DimLevel::Singleton => 'S',
+            DimLevel::LooseCompressed => 'H',
+        }
+    }
+
+    /// The level a letter names; `None` for anything else.
+    pub fn from_letter(letter: &str) -> Option<DimLevel> {
+        Some(match letter {
+            "D" => DimLevel::Dense,
+            "C" => DimLevel::Compressed,
+            "S" => DimLevel::Singleton,
+            "H" => DimLevel::LooseCompressed,
+            _ => return None,
+        })
+    }
+}
+
+/// A split config `(dim:i,j,...)` of `SC(...)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SplitConfig {
+    /// The dim that is split.
+    pub dimension: i64,
+    /// Where it is split, in increasing order.
+    pub split_indices: Vec<i64>,
+}
+
+/// A layout with every attribute XLA prints. Defaults (`L(1)`, `E(0)`, `S(0)`, `M(0)`) are
+/// the values that print as nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Logical dims from the fastest-varying to the slowest.
+    pub minor_to_major: Vec<i64>,
+    /// `D(...)`, printed first when present, as older XLA did.
+    pub dim_level_types: Vec<DimLevelType>,
+    /// `T(...)(...)`, applied in order.
+    pub tiles: Vec<Tile>,
+    /// `L(n)`: the element count is rounded up to a multiple of n.
+    pub tail_padding_alignment: i64,
+    /// `#(type)`.
+    pub index_primitive_type: Option<PrimitiveType>,
+    /// `*(type)`.
+    pub pointer_primitive_type: Option<PrimitiveType>,
+    /// `E(n)`: bits per element; 0 means the type's own byte width.
+    pub element_size_in_bits: i64,
+    /// `S(n)`.
+    pub memory_space: i64,
+    /// `SC(...)`.
+    pub split_configs: Vec<SplitConfig>,
+    /// `P(shape)`.
+    pub physical_shape: Option<Box<Shape>>,
+    /// `M(n)`.
+    pub dynamic_shape_metadata_prefix_bytes: i64,
+}
+
+impl Default for Layout {
+    fn default() -> Layout {
+        Layout {
+            minor_to_major: Vec::new(),
+            dim_level_types: Vec::new(),
+            tiles: Vec::new(),
+            tail_padding_alignment: 1,
+            index_primitive_type: None,
+            pointer_primitive_type: None,
+            element_size_in_bits: 0,
+            memory_space: 0,
+            split_configs: Vec::new(),
+            physical_shape: None,
+            dynamic_shape_metadata_prefix_bytes: 0,
+        }
+    }
+}
+
+/// Why a layout does not fit an array; positions index into the layout's own lists so that
+/// a caller holding spans can point at the offending text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutRuleError {
+    /// `minor_to_major` lists another number of dims than the array has.
+    #[error("minor_to_major has length {layout_rank} but the array has rank {shape_rank}")]
+    RankMismatch {
+        /// How many dims `minor_to_major` lists.
+        layout_rank: usize,
+        /// The array's rank.
+        shape_rank: usize,
+    },
+    /// A `minor_to_major` entry that is no dim of the array.
+    #[error("minor_to_major entry {value} is not a dimension of a rank-{rank} array")]
+    DimOutOfRange {
+        /// The entry's position in `minor_to_major`.
+        position: usize,
+        /// The entry.
+        value: i64,
+        /// The array's rank.
+        rank: usize,
+    },
+    /// A dim `minor_to_major` lists twice.
+    #[error("minor_to_major lists dimension {value} twice")]
+    RepeatedDim {
+        /// The second entry's position in `minor_to_major`.
+        position: usize,
+        /// The dim.
+        value: i64,
+    },
+    /// A tile size that is neither positive nor `*`.
+    #[error("tile sizes must be positive or `*`, found {value}")]
+    BadTileSize {
+        /// Which tile, counting from 0.
+        tile: usize,
+        /// Which entry of the tile.
+        dim: usize,
+        /// The size.
+        value: i64,
+    },
+    /// A tile whose last entry is `*`.
+    #[error("a tile cannot end with the combine marker `*`: there is no next dim to merge into")]
+    CombineAtEnd {
+        /// Which tile, counting from 0.
+        tile: usize,
+        /// Which entry of the tile.
+        dim: usize,
+    },
+    /// A tile without entries.
+    #[error("an empty tile `()` has no meaning")]
+    EmptyTile {
+        /// Which tile, counting from 0.
+        tile: usize,
+    },
+    /// `L(n)` with `n` below 1.
+    #[error("L(n) needs n >= 1, found {value}")]
+    BadTailPadding {
+        /// The `n`.
+        value: i64,
+    },
+    /// `E(n)` with a negative `n`.
+    #[error("E(n) needs n >= 0, found {value}")]
+    BadElementSize {
+        /// The `n`.
+        value: i64,
+    },
+    /// `M(n)` with a negative `n`.
+    #[error("M(n) needs n >= 0, found {value}")]
+    BadMetadataPrefix {
+        /// The `n`.
+        value: i64,
+    },
+}
+
+impl Layout {
+    /// The default layout of XLA: descending, `{rank-1,...,1,0}` (row-major).
+    pub fn descending(rank: usize) -> Layout {
+        Layout {
+            minor_to_major: (0..rank as i64).rev().collect(),
+            ..Layout::default()
+        }
+    }
+
+    /// A layout with only a minor_to_major.
+    pub fn with_minor_to_major(minor_to_major: Vec<i64>) -> Layout {
+        Layout {
+            minor_to_major,
+            ..Layout::default()
+        }
+    }
+
+    /// The same order with `dim` moved minor-most and the other dims in their order; the
+    /// rest of the layout (tiles...) is kept. XLA's `LayoutUtil::MoveDimToMajor`, the other
+    /// way round. A `dim` the layout does not hold is added.
+    ///
+    /// ```
+    /// use hlo_layout::ir::Layout;
+    /// let layout = Layout::descending(3).move_dim_to_minor(1);
+    /// assert_eq!(layout.minor_to_major, [1, 2, 0]);
+    /// ```
+    pub fn move_dim_to_minor(mut self, dim: i64) -> Layout {
+        self.minor_to_major.retain(|&d| d != dim);
+        self.minor_to_major.insert(0, dim);
+        self
+    }
+
+    /// Adds tiles, builder style.
+    pub fn tiled(mut self, tiles: Vec<Tile>) -> Layout {
+        self.tiles = tiles;
+        self
+    }
+
+    /// True when the layout carries nothing but minor_to_major (so a scalar prints bare).
+    pub fn has_attributes(&self) -> bool {
+        !self.dim_level_types.is_empty()
+            || !self.tiles.is_empty()
+            || self.tail_padding_alignment != 1
+            || self.index_primitive_type.is_some()
+            || self.pointer_primitive_type.is_some()
+            || self.element_size_in_bits != 0
+            || self.memory_space != 0
+            || !self.split_configs.is_empty()
+            || self.physical_shape.is_some()
+            || self.dynamic_shape_metadata_prefix_bytes != 0
+    }
+
+    /// Layout equality as XLA's layout assignment sees it: minor_to_major only.
+    pub fn minor_to_major_equal(&self, other: &Layout) -> bool {
+        self.minor_to_major == other.minor_to_major
+    }
+
+    /// Checks every rule a layout must satisfy on an array of `rank` dims; all violations
+    /// are returned, not just the first.
+    pub fn check_for_rank(&self, rank: usize) -> Vec<LayoutRuleError> {
+        let mut errors = Vec::new();
+        if self.minor_to_major.len() != rank {
+            errors.push(LayoutRuleError::RankMismatch {
+                layout_rank: self.minor_to_major.len(),
+                shape_rank: rank,
+            });
+        }
+        // A bit set on the stack for the usual ranks; a heap vector only past 64 dims.
+        let mut small_seen = 0u64;
+        let mut large_seen = if rank > 64 {
+            vec![false; rank]
+        } else {
+            Vec::new()
+        };
+        let mut seen_before = |d: usize| {
+            if rank <= 64 {
+                let bit = 1u64 << d;
+                let seen = small_seen & bit != 0;
+                small_seen |= bit;
+                seen
+            } else {
+                std::mem::replace(&mut large_seen[d], true)
+            }
+        };
+        for (position, &value) in self.minor_to_major.iter().enumerate() {
+            match usize::try_from(value).ok().filter(|&d| d < rank) {
+                None => errors.push(LayoutRuleError::DimOutOfRange {
+                    position,
+                    value,
+                    rank,
+                }),
+                Some(d) if seen_before(d) => {
+                    errors.push(LayoutRuleError::RepeatedDim { position, value })
+                }
+                Some(_) => {}
+            }
+        }
+        for (t, tile) in self.tiles.iter().enumerate() {
+            if tile.dims.is_empty() {
+                errors.push(LayoutRuleError::EmptyTile { tile: t });
+            }
+            for (d, dim) in tile.dims.iter().enumerate() {
+                match *dim {
+                    TileDim::Size(value) if value <= 0 => {
+                        errors.push(LayoutRuleError::BadTileSize {
+                            tile: t,
+                            dim: d,
+                            value,
+                        })
+                    }
+                    TileDim::Combine if d + 1 == tile.dims.len() => {
+                        errors.push(LayoutRuleError::CombineAtEnd { tile: t, dim: d })
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if self.tail_padding_alignment < 1 {
+            errors.push(LayoutRuleError::BadTailPadding {
+                value: self.tail_padding_alignment,
+            });
+        }
+        if self.element_size_in_bits < 0 {
+            errors.push(LayoutRuleError::BadElementSize {
+                value: self.element_size_in_bits,
+            });
+        }
+        if self.dynamic_shape_metadata_prefix_bytes < 0 {
+            errors.push(LayoutRuleError::BadMetadataPrefix {
+                value: self.dynamic_shape_metadata_prefix_bytes,
+            });
+        }
+        errors
+    }
+}
+
+impl fmt::Display for TileDim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TileDim::Size(n) => write!(f, "{n}"),
+            TileDim::Combine => f.write_str("*"),
+        }
+    }
+}
+
+impl fmt::Display for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        write_joined(f, &self.dims, ",")?;
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for DimLevelType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.level.letter())?;
+        if self.not_unique {
+            f.write_str("+")?;
+        }
+        if self.not_ordered {
+            f.write_str("~")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for SplitConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}:", self.dimension)?;
+        write_joined(f, &self.split_indices, ",")?;
+        f.write_str(")")
+    }
+}
+
+/// Prints `{1,0:T(8,128)}` in XLA's attribute order: D, T, L, #, *, E, S, SC, P, M.
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        let mut digits = itoa::Buffer::new();
+        for (i, dim) in self.minor_to_major.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(digits.format(*dim))?;
+        }
+        if self.has_attributes() {
+            f.write_str(":")?;
+        }
+        if !self.dim_level_types.is_empty() {
+            f.write_str("D(")?;
+            write_joined(f, &self.dim_level_types, ",")?;
+            f.write_str(")")?;
+        }
+        if !self.tiles.is_empty() {
+            f.write_str("T")?;
+            for tile in &self.tiles {
+                write!(f, "{tile}")?;
+            }
+        }
+        if self.tail_padding_alignment != 1 {
+            write!(f, "L({})", self.tail_padding_alignment)?;
+        }
+        if let Some(ty) = self.index_primitive_type {
+            write!(f, "#({ty})")?;
+        }
+        if let Some(ty) = self.pointer_primitive_type {
+            write!(f, "*({ty})")?;
+        }
+        if self.element_size_in_bits != 0 {
+            write!(f, "E({})", self.element_size_in_bits)?;
+        }
+        if self.memory_space != 0 {
+            write!(f, "S({})", self.memory_space)?;
+        }
+        if !self.split_configs.is_empty() {
+            f.write_str("SC")?;
+            for config in &self.split_configs {
+                write!(f, "{config}")?;
+            }
+        }
+        if let Some(shape) = &self.physical_shape {
+            write!(f, "P({shape})")?;
+        }
+        if self.dynamic_shape_metadata_prefix_bytes != 0 {
+            write!(f, "M({})", self.dynamic_shape_metadata_prefix_bytes)?;
+        }
+        f.write_str("}")
+    }
+}
+
+pub(crate) fn write_joined<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    items: &[T],
+    separator: &str,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(separator)?;
+        }
+        item.fmt(f)?;
+    }
+    Ok(())
+}
+
+/// The padding of the "Shapes and layout" document, which predates tiles: each logical dim
+/// is padded to a width, and the pad cells hold `padding_value`. Today's HLO text cannot
+/// express it; `ir::tiling` applies it before any tile.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LegacyPadding {
+    /// One padded size per logical dim, each at least the dim's size.
+    pub padded_dimensions: Vec<i64>,
+    /// What the pad cells hold.
+    pub padding_value: PaddingValue,
+}
+
+/// What the pad cells of a [`LegacyPadding`] contain, as XLA's old `PaddingValue` enum said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PaddingValue {
+    /// Zeros.
+    #[default]
+    Zero,
+    /// Ones.
+    One,
+    /// The element type's lowest value.
+    Lowest,
+    /// The element type's highest value.
+    Highest,
+    /// Anything: nothing may read the pad cells.
+    Unknown,
 }
 
 #[cfg(test)]

@@ -24,9 +24,9 @@
 
 use std::fmt;
 
-use super::layout::{Layout, Tile};
 use super::primitive::PrimitiveType;
 use super::shape::ArrayShape;
+use super::shape::{Layout, Tile};
 
 /// Rows of a lane tile: every TPU generation has 8 sublanes of 128 lanes.
 const LANES: i64 = 128;

@@ -17,9 +17,9 @@
 //! first tile; `IndexUtil` ignores tiles), every tile counts here, so the answers are exact for
 //! TPU layouts such as `T(8,128)(2,1)`.
 
-use super::layout::{Layout, LayoutRuleError, LegacyPadding, Tile, TileDim};
 use super::primitive::PrimitiveType;
 use super::shape::ArrayShape;
+use super::shape::{Layout, LayoutRuleError, LegacyPadding, Tile, TileDim};
 
 /// Why a [`PhysicalLayout`] cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

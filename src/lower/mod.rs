@@ -1,13 +1,16 @@
 //! Syntax tree to the model in `crate::ir`: words get their meaning from Rust tables, and
 //! every rule the model states is checked here, with the span of the text that broke it.
 
+pub mod canonical;
+mod error;
 pub mod module;
 mod parser_checks;
 pub(crate) mod read_ahead;
 pub mod shape;
 pub(crate) mod tables;
 
-pub use module::{lower_module, ModuleError, ModuleLowering};
+pub use error::ModuleError;
+pub use module::{lower_module, ModuleLowering};
 pub use shape::{lower_shape, LowerError};
 
 /// The errors of meaning each line of `source[range]` shows on its own, for text that has a

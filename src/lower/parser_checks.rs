@@ -6,11 +6,11 @@
 
 use std::borrow::Cow;
 
-use super::module::ModuleError;
+use super::canonical;
+use super::error::ModuleError;
 use crate::ir::attrs::{AttrError, ConvDimensionNumbers};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::ArrayShape;
-use crate::print;
 use crate::syntax::ast::{Attribute, Delimiter, Span, Term, WordKind};
 use crate::verify::literals::{self, Piece, Pieces};
 
@@ -59,7 +59,7 @@ fn literal_pieces<'t>(term: &'t Term<'_>, out: &mut Pieces<'t>) {
             out.push((Piece::Atom(Cow::Borrowed(word.text)), word.span));
         }
         other => {
-            let text = print::literal_text(other).unwrap_or_default();
+            let text = canonical::literal_text(other).unwrap_or_default();
             out.push((Piece::Atom(Cow::Owned(text)), other.span()));
         }
     }
@@ -191,7 +191,7 @@ pub(crate) fn attributes(
             continue;
         }
         // A value that does not print is reported where it is lowered.
-        let Ok(text) = print::attribute_value_text(attribute, 0) else {
+        let Ok(text) = canonical::attribute_value_text(attribute, 0) else {
             continue;
         };
         let whole = value_span(attribute);
@@ -318,7 +318,7 @@ fn result_accuracy_at(value: &[Term<'_>]) -> Option<Span> {
         let Term::Attr { name, value } = term else {
             return Some(term.span());
         };
-        let text = print::literal_text(value).unwrap_or_default();
+        let text = canonical::literal_text(value).unwrap_or_default();
         match name.text {
             "mode" if !matches!(text.to_ascii_lowercase().as_str(), "default" | "highest") => {
                 return Some(value.span());

@@ -1,11 +1,11 @@
 //! Shapes and layouts: element-type names, dims, and the layout sub-language
 //! (`D T L # * E S SC P M`, in that order, as XLA's parser demands).
 
-use crate::ir::layout::{
-    DimLevel, DimLevelType, Layout, LayoutRuleError, SplitConfig, Tile, TileDim,
-};
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::{ArrayShape, Dim, Shape};
+use crate::ir::shape::{
+    DimLevel, DimLevelType, Layout, LayoutRuleError, SplitConfig, Tile, TileDim,
+};
 use crate::ir::tiling::{PhysicalLayout, TilingError};
 use crate::syntax::ast::{self, LayoutArg, Span, Word};
 

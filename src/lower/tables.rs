@@ -5,7 +5,7 @@
 
 use crate::syntax::ast::{self, Span, Term};
 
-use super::module::ModuleError;
+use super::error::ModuleError;
 
 /// The sections, in the order XLA requires them.
 const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];

@@ -11,7 +11,7 @@
 
 use super::pipeline::{Pipeline, PipelineOptions, Step};
 use super::registry::{PassInfo, Registry};
-use crate::syntax::ast::Span;
+use crate::span::Span;
 
 /// A problem in `--passes` text, with the span of the offending part.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -328,14 +328,16 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parses and checks `--passes` text against the built-in passes; every unknown name is
-/// reported, but the first syntax error stops the parse. [`Registry::parse`] takes a
-/// program's own passes too.
-pub fn parse_pipeline(text: &str) -> Result<PipelineSpec, Vec<PipelineSyntaxError>> {
-    parse_pipeline_in(&Registry::builtin(), text)
+impl Registry {
+    /// Parses and checks `--passes` text against these passes; every unknown name is
+    /// reported, but the first syntax error stops the parse. `passes::parse_pipeline` does
+    /// it for the built-in passes.
+    pub fn parse(&self, text: &str) -> Result<PipelineSpec, Vec<PipelineSyntaxError>> {
+        parse_pipeline_in(self, text)
+    }
 }
 
-pub(super) fn parse_pipeline_in(
+fn parse_pipeline_in(
     registry: &Registry,
     text: &str,
 ) -> Result<PipelineSpec, Vec<PipelineSyntaxError>> {
@@ -433,6 +435,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::parse_pipeline;
 
     fn shape(spec: &[StepSpec]) -> String {
         spec.iter()

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::dump::{dump_file_name, DumpOptions, PIPELINE_END, PIPELINE_START};
-use super::{Pass, PassContext, PassError};
+use super::interface::{plural, Changed, Pass, PassContext, PassError, Statistic};
 use crate::ir::Module;
 use crate::verify::{verify, VerifyError, VerifyOptions};
 
@@ -108,7 +108,7 @@ pub struct Pipeline {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum PipelineError {
     /// The input does not verify, so no pass ran.
-    #[error("the module does not verify before the first pass ({} error{})", errors.len(), super::plural(errors.len()))]
+    #[error("the module does not verify before the first pass ({} error{})", errors.len(), plural(errors.len()))]
     #[diagnostic(
         code(hlo::pipeline::invalid_input),
         help("--no-verify skips verification")
@@ -132,7 +132,7 @@ pub enum PipelineError {
         errors: Vec<VerifyError>,
     },
     /// A pass reported a change and the module no longer verifies.
-    #[error("pass `{pass}` broke the module: the verifier found {} error{} after it", errors.len(), super::plural(errors.len()))]
+    #[error("pass `{pass}` broke the module: the verifier found {} error{} after it", errors.len(), plural(errors.len()))]
     #[diagnostic(code(hlo::pipeline::broken_by_pass))]
     BrokeModule {
         /// The pass's name.
@@ -288,7 +288,7 @@ pub struct RunReport {
     /// Dump files written, in order.
     pub dumps: Vec<PathBuf>,
     /// The counters the passes kept, totalled over their runs, in the order first counted.
-    pub statistics: Vec<super::Statistic>,
+    pub statistics: Vec<Statistic>,
 }
 
 /// What comes after the step being run, so a dump can name the next pass as XLA does.
@@ -486,7 +486,7 @@ impl Runner<'_> {
         let start = Instant::now();
         let result = pass.run(module, &mut self.cx);
         let elapsed = start.elapsed();
-        let changed = matches!(result, Ok(super::Changed(true)));
+        let changed = matches!(result, Ok(Changed(true)));
         self.report.timing.record(name, elapsed, changed);
         let _ = result.map_err(|error| PipelineError::pass_failed(name, error))?;
         if changed {

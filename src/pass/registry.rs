@@ -30,8 +30,7 @@
 //! spec.instantiate("example", PipelineOptions::default()).run(&mut module).unwrap();
 //! ```
 
-use super::Pass;
-use crate::passes;
+use super::interface::Pass;
 
 /// A registered pass: its name, what it does, the flags `name{flag}` it takes, and how to
 /// make one.
@@ -61,43 +60,6 @@ impl PartialEq for PassInfo {
 
 impl Eq for PassInfo {}
 
-static PASSES: &[PassInfo] = &[
-    PassInfo {
-        name: passes::dce::NAME,
-        description: passes::dce::DESCRIPTION,
-        flags: &[],
-        create: |_| Box::new(passes::dce::Dce),
-    },
-    PassInfo {
-        name: passes::layout_assignment::NAME,
-        description: passes::layout_assignment::DESCRIPTION,
-        flags: passes::layout_assignment::FLAGS,
-        create: passes::layout_assignment::create,
-    },
-    PassInfo {
-        name: passes::simplify_layout_ops::NAME,
-        description: passes::simplify_layout_ops::DESCRIPTION,
-        flags: &[],
-        create: |_| Box::new(passes::simplify_layout_ops::SimplifyLayoutOps),
-    },
-    PassInfo {
-        name: passes::verify::NAME,
-        description: passes::verify::DESCRIPTION,
-        flags: passes::verify::FLAGS,
-        create: passes::verify::create,
-    },
-];
-
-/// Every built-in pass, sorted by name.
-pub fn all() -> &'static [PassInfo] {
-    PASSES
-}
-
-/// The built-in pass called `name`.
-pub fn find(name: &str) -> Option<&'static PassInfo> {
-    PASSES.iter().find(|info| info.name == name)
-}
-
 /// The passes a pipeline text may name: the built-in ones and any a program registers.
 #[derive(Clone, Debug)]
 pub struct Registry {
@@ -119,10 +81,17 @@ pub enum RegistryError {
 }
 
 impl Registry {
-    /// The built-in passes.
-    pub fn builtin() -> Registry {
+    /// A registry of no passes, for a program that names only its own;
+    /// `Registry::builtin()` (in [`crate::passes`]) starts from the built-in ones.
+    pub fn new() -> Registry {
+        Registry { passes: Vec::new() }
+    }
+
+    /// A registry of `passes`, which must be sorted by name with names distinct (the
+    /// built-in table is).
+    pub(crate) fn of_sorted(passes: &[PassInfo]) -> Registry {
         Registry {
-            passes: PASSES.to_vec(),
+            passes: passes.to_vec(),
         }
     }
 
@@ -160,26 +129,12 @@ impl Registry {
             .ok()
             .map(|at| &self.passes[at])
     }
-
-    /// Parses and checks `--passes` text against these passes (see
-    /// [`super::parse_pipeline`], which uses the built-in ones).
-    pub fn parse(
-        &self,
-        text: &str,
-    ) -> Result<super::PipelineSpec, Vec<super::PipelineSyntaxError>> {
-        super::parse::parse_pipeline_in(self, text)
-    }
-}
-
-impl Default for Registry {
-    fn default() -> Registry {
-        Registry::builtin()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes;
 
     #[test]
     fn registered_names_are_new_kebab_case_words() {
@@ -205,16 +160,5 @@ mod tests {
         let names: Vec<&str> = registry.passes().iter().map(|p| p.name).collect();
         assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
         assert!(registry.find("my-pass-2").is_some());
-    }
-
-    #[test]
-    fn sorted_and_consistent_with_the_passes() {
-        assert!(PASSES.windows(2).all(|w| w[0].name < w[1].name));
-        for info in PASSES {
-            let pass = (info.create)(&[]);
-            assert_eq!(pass.name(), info.name);
-            assert_eq!(pass.description(), info.description);
-            assert!(info.description.ends_with('.'), "{}", info.name);
-        }
     }
 }

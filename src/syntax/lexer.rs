@@ -23,8 +23,8 @@
 
 use logos::Logos;
 
-use super::ast::Span;
 use super::token::{HeadCuts, HeadText, Token};
+use crate::span::Span;
 
 /// A token with its byte range, as lalrpop's external-lexer interface wants it.
 pub type Spanned<'s> = (usize, Token<'s>, usize);

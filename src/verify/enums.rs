@@ -244,7 +244,7 @@ pub(crate) fn frontend_attributes(value: &str, errors: &mut Vec<String>) {
         .strip_prefix('{')
         .and_then(|v| v.strip_suffix('}'))
         .unwrap_or(value);
-    for item in super::semantic::split_top_level(inner, ',') {
+    for item in crate::ir::vocabulary::split_top_level(inner, ',') {
         let item = item.trim();
         if item.is_empty() {
             continue;

@@ -3,9 +3,9 @@
 //! same-rank array operands their own layout.
 
 use crate::ir::bitcast::{brute_force, symbolic_verdict, Correspondence, SymbolicVerdict};
-use crate::ir::layout::Layout;
 use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
+use crate::ir::shape::Layout;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::tiling::PhysicalLayout;
 

@@ -4,7 +4,7 @@
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::{ArrayShape, Dim};
 
-use crate::syntax::ast::Span;
+use crate::span::Span;
 
 /// One piece of literal text.
 #[derive(Debug, PartialEq)]

@@ -39,7 +39,7 @@ use crate::ir::module::{
 };
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
-use crate::syntax::ast::Span;
+use crate::span::Span;
 
 /// What to check beyond the structure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -576,13 +576,13 @@ pub(crate) fn header_problems<'a>(
             .map(|message| ("entry_computation_layout", message)),
     );
     for attribute in attributes {
-        if !crate::print::HEADER_ORDER.contains(&&*attribute.name) {
+        if !crate::ir::vocabulary::HEADER_ORDER.contains(&&*attribute.name) {
             problems.push((
                 &attribute.name,
                 format!(
                     "unexpected attribute \"{}\" in the HloModule header; allowed: {}",
                     attribute.name,
-                    crate::print::HEADER_ORDER.join(", ")
+                    crate::ir::vocabulary::HEADER_ORDER.join(", ")
                 ),
             ));
         }

@@ -3,45 +3,14 @@
 //! predecessors, result accuracy, mesh replica groups, parameter replication, physical shapes
 //! in layouts, and compact tuple-element operands.
 
-use crate::ir::layout::DimLevel;
 use crate::ir::module::{Computation, InstrId};
 use crate::ir::opcode::Opcode;
+use crate::ir::shape::DimLevel;
 use crate::ir::shape::Shape;
+use crate::ir::vocabulary::split_top_level;
 
 use super::shapes::{compatible, strip_layouts};
 use super::{Found, Problems};
-
-/// Splits `text` at `separator` outside brackets and quotes.
-pub fn split_top_level(text: &str, separator: char) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut quote, mut start) = (0i32, None::<char>, 0);
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            // `\"` inside a string does not end it.
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ if c == separator && depth == 0 => {
-                parts.push(text.get(start..i).unwrap_or(""));
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(text.get(start..).unwrap_or(""));
-    parts
-}
 
 /// The inside of `{...}`, or the text itself.
 fn unbrace(text: &str) -> &str {

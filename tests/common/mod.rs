@@ -353,8 +353,9 @@ pub fn run_everything(text: &str) -> Result<Reached, String> {
             render("assigned", &assigned, errors)
         ));
     }
-    let spec = hlo_layout::pass::parse_pipeline("simplify-layout-ops,dce,verify{layout-sensitive}")
-        .map_err(|e| format!("{e:?}"))?;
+    let spec =
+        hlo_layout::passes::parse_pipeline("simplify-layout-ops,dce,verify{layout-sensitive}")
+            .map_err(|e| format!("{e:?}"))?;
     let options = hlo_layout::pass::PipelineOptions {
         verify: sensitive,
         ..Default::default()
