@@ -625,3 +625,88 @@ fn opcode_attribute_inputs_use_every_pair_of_the_table() {
     // The table's size as of this writing, so that a table that shrank by mistake shows.
     assert!(table.len() >= 200, "{} pairs", table.len());
 }
+
+/// Issue 33's property over generated modules: every `tests/inputs/opcode-attributes` input,
+/// with the layouts of its arrays (tuple elements and other computations' included) permuted
+/// at random, still assigns with the entry's layouts given and with `auto`, verifies in
+/// layout-sensitive mode and reads back, and runs `layout-assignment,simplify-layout-ops`.
+/// The verifier ignores layouts, so every permuted module is an input `check` accepts.
+mod opcode_attribute_inputs_with_any_layouts {
+    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
+    use hlo_layout::ir::shape::Shape;
+    use hlo_layout::ir::Target;
+    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    use hlo_layout::verify::{verify, VerifyOptions};
+    use proptest::prelude::*;
+
+    /// Permutes the minor-to-major order of every array of rank 2 or more in `shape`, each
+    /// by the next seed read as a Lehmer code (so every permutation can come up).
+    fn permute_layouts(shape: &mut Shape, seeds: &mut impl Iterator<Item = u64>) {
+        match shape {
+            Shape::Array(array) => {
+                let (Some(layout), Some(mut seed)) = (array.layout.as_mut(), seeds.next()) else {
+                    return;
+                };
+                let order = &mut layout.minor_to_major;
+                for i in (1..order.len()).rev() {
+                    let j = (seed % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                    seed /= i as u64 + 1;
+                }
+            }
+            Shape::Tuple(elements) => {
+                for element in elements {
+                    permute_layouts(element, seeds);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn assign_verifies_and_reads_back(seeds in proptest::collection::vec(any::<u64>(), 1..64)) {
+            let sensitive = VerifyOptions {
+                layout_sensitive: true,
+            };
+            let pipeline =
+                parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
+                    .expect("a pipeline");
+            for (name, text) in super::opcode_attribute_inputs() {
+                let mut module = hlo_layout::parse_module(&text).unwrap();
+                let mut cycle = seeds.iter().copied().cycle();
+                for computation in module.computations_mut() {
+                    for id in computation.order().to_vec() {
+                        let instruction = computation.instruction_mut(id);
+                        permute_layouts(std::sync::Arc::make_mut(&mut instruction.shape), &mut cycle);
+                    }
+                }
+                let permuted = hlo_layout::print::print_ir_module(&module);
+                if let Err(errors) = verify(&module, &VerifyOptions::default()) {
+                    panic!("{name}: {errors:?}\n{permuted}");
+                }
+                for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+                    let mut assigned = module.clone();
+                    let options = AssignOptions {
+                        entry_layouts,
+                        ..AssignOptions::default()
+                    };
+                    assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
+                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e}\n{permuted}"));
+                    if let Err(errors) = verify(&assigned, &sensitive) {
+                        panic!("{name} ({entry_layouts:?}): {errors:?}\n{permuted}");
+                    }
+                    let printed = hlo_layout::print::print_ir_module(&assigned);
+                    let back = hlo_layout::parse_module(&printed)
+                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e:?}\n{permuted}"));
+                    prop_assert_eq!(hlo_layout::print::print_ir_module(&back), printed);
+                }
+                pipeline
+                    .instantiate("test", PipelineOptions::default())
+                    .run(&mut module)
+                    .unwrap_or_else(|e| panic!("{name}: {e}\n{permuted}"));
+            }
+        }
+    }
+}
