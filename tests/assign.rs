@@ -529,3 +529,185 @@ fn rewritten_opcodes_carry_only_their_own_attributes() {
     // Every opcode with each generic attribute but `origin`, which only some take.
     assert!(checked >= 4 * 6, "only {checked} modules were valid inputs");
 }
+
+/// The small modules of `tests/inputs/opcode-attributes`, one per opcode family, with their
+/// texts. Each is also accepted by XLA's parser (jaxlib 0.10.2's `hlo_module_from_text`).
+fn opcode_attribute_inputs() -> Vec<(String, String)> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/opcode-attributes");
+    let inputs: Vec<(String, String)> = common::files(&dir, "hlo")
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path.display().to_string(), text)
+        })
+        .collect();
+    assert!(!inputs.is_empty(), "no inputs in {}", dir.display());
+    inputs
+}
+
+/// Issue 33: `assign` writes a module for every input `check` accepts, here over modules that
+/// together carry every opcode-specific attribute (the next test says so). Each assigns with
+/// the entry's layouts given and with `auto`, verifies in layout-sensitive mode and prints
+/// text that reads back to itself; `layout-assignment,simplify-layout-ops` runs on it too.
+#[test]
+fn every_opcode_specific_attribute_assigns() {
+    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
+    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    let sensitive = VerifyOptions {
+        layout_sensitive: true,
+    };
+    let pipeline = parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
+        .expect("a pipeline");
+    for (name, text) in opcode_attribute_inputs() {
+        let module = hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        if let Err(errors) = verify(&module, &VerifyOptions::default()) {
+            panic!("{name} does not verify: {errors:?}");
+        }
+        for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+            let mut assigned = module.clone();
+            let options = AssignOptions {
+                entry_layouts,
+                ..AssignOptions::default()
+            };
+            assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
+                .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e}"));
+            if let Err(errors) = verify(&assigned, &sensitive) {
+                panic!("{name} ({entry_layouts:?}) assigned does not verify: {errors:?}");
+            }
+            let printed = hlo_layout::print::print_ir_module(&assigned);
+            let back = hlo_layout::parse_module(&printed)
+                .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}) output: {e:?}"));
+            assert_eq!(
+                hlo_layout::print::print_ir_module(&back),
+                printed,
+                "{name} ({entry_layouts:?})"
+            );
+        }
+        let mut module = module;
+        pipeline
+            .instantiate("test", PipelineOptions::default())
+            .run(&mut module)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+/// Every (opcode, attribute) pair of the verifier's table (`opcode_specific` over
+/// `Opcode::all`) is carried by some instruction of `tests/inputs/opcode-attributes`, so
+/// that the test above covers it; a pair added to the table needs an input here.
+#[test]
+fn opcode_attribute_inputs_use_every_pair_of_the_table() {
+    use hlo_layout::ir::opcode::Opcode;
+    use hlo_layout::verify::attributes::opcode_specific;
+    let mut used = std::collections::BTreeSet::new();
+    for (name, text) in opcode_attribute_inputs() {
+        let module = hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        for computation in module.computations() {
+            for &id in computation.order() {
+                let instruction = computation.instruction(id);
+                let specific = opcode_specific(&instruction.opcode);
+                for attribute in &instruction.attributes {
+                    if specific.contains(&&*attribute.name) {
+                        used.insert(format!("{} {}", instruction.opcode, attribute.name));
+                    }
+                }
+            }
+        }
+    }
+    let table: Vec<String> = Opcode::all()
+        .flat_map(|opcode| {
+            opcode_specific(opcode)
+                .iter()
+                .map(move |attribute| format!("{opcode} {attribute}"))
+        })
+        .collect();
+    let missing: Vec<&String> = table.iter().filter(|pair| !used.contains(*pair)).collect();
+    assert!(missing.is_empty(), "no input uses {missing:#?}");
+    // The table's size as of this writing, so that a table that shrank by mistake shows.
+    assert!(table.len() >= 200, "{} pairs", table.len());
+}
+
+/// Issue 33's property over generated modules: every `tests/inputs/opcode-attributes` input,
+/// with the layouts of its arrays (tuple elements and other computations' included) permuted
+/// at random, still assigns with the entry's layouts given and with `auto`, verifies in
+/// layout-sensitive mode and reads back, and runs `layout-assignment,simplify-layout-ops`.
+/// The verifier ignores layouts, so every permuted module is an input `check` accepts.
+mod opcode_attribute_inputs_with_any_layouts {
+    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
+    use hlo_layout::ir::shape::Shape;
+    use hlo_layout::ir::Target;
+    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    use hlo_layout::verify::{verify, VerifyOptions};
+    use proptest::prelude::*;
+
+    /// Permutes the minor-to-major order of every array of rank 2 or more in `shape`, each
+    /// by the next seed read as a Lehmer code (so every permutation can come up).
+    fn permute_layouts(shape: &mut Shape, seeds: &mut impl Iterator<Item = u64>) {
+        match shape {
+            Shape::Array(array) => {
+                let (Some(layout), Some(mut seed)) = (array.layout.as_mut(), seeds.next()) else {
+                    return;
+                };
+                let order = &mut layout.minor_to_major;
+                for i in (1..order.len()).rev() {
+                    let j = (seed % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                    seed /= i as u64 + 1;
+                }
+            }
+            Shape::Tuple(elements) => {
+                for element in elements {
+                    permute_layouts(element, seeds);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn assign_verifies_and_reads_back(seeds in proptest::collection::vec(any::<u64>(), 1..64)) {
+            let sensitive = VerifyOptions {
+                layout_sensitive: true,
+            };
+            let pipeline =
+                parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
+                    .expect("a pipeline");
+            for (name, text) in super::opcode_attribute_inputs() {
+                let mut module = hlo_layout::parse_module(&text).unwrap();
+                let mut cycle = seeds.iter().copied().cycle();
+                for computation in module.computations_mut() {
+                    for id in computation.order().to_vec() {
+                        let instruction = computation.instruction_mut(id);
+                        permute_layouts(std::sync::Arc::make_mut(&mut instruction.shape), &mut cycle);
+                    }
+                }
+                let permuted = hlo_layout::print::print_ir_module(&module);
+                if let Err(errors) = verify(&module, &VerifyOptions::default()) {
+                    panic!("{name}: {errors:?}\n{permuted}");
+                }
+                for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+                    let mut assigned = module.clone();
+                    let options = AssignOptions {
+                        entry_layouts,
+                        ..AssignOptions::default()
+                    };
+                    assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
+                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e}\n{permuted}"));
+                    if let Err(errors) = verify(&assigned, &sensitive) {
+                        panic!("{name} ({entry_layouts:?}): {errors:?}\n{permuted}");
+                    }
+                    let printed = hlo_layout::print::print_ir_module(&assigned);
+                    let back = hlo_layout::parse_module(&printed)
+                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e:?}\n{permuted}"));
+                    prop_assert_eq!(hlo_layout::print::print_ir_module(&back), printed);
+                }
+                pipeline
+                    .instantiate("test", PipelineOptions::default())
+                    .run(&mut module)
+                    .unwrap_or_else(|e| panic!("{name}: {e}\n{permuted}"));
+            }
+        }
+    }
+}

@@ -759,6 +759,7 @@ fn streaming_fmt_prints_what_the_whole_tree_prints() {
         "passes",
         "examples",
         "jax-programs",
+        "opcode-attributes",
     ] {
         files.extend(common::files(&inputs.join(folder), "hlo"));
     }

@@ -184,6 +184,14 @@ fn specific(opcode: &Opcode) -> Option<&'static [&'static str]> {
     })
 }
 
+/// The attributes `opcode` accepts besides the generic ones, as XLA's parser lists them
+/// (hlo-grammar.md Appendix A). Empty for an opcode that takes none, and for an unknown
+/// opcode (its attributes are not checked; an async sugar's are its wrapped opcode's).
+/// With [`Opcode::all`], this lets a test cover every (opcode, attribute) pair.
+pub fn opcode_specific(opcode: &Opcode) -> &'static [&'static str] {
+    specific(opcode).unwrap_or(&[])
+}
+
 /// Which part of an async chain a sugared opcode is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AsyncPart {
