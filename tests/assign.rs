@@ -553,7 +553,8 @@ fn opcode_attribute_inputs() -> Vec<(String, String)> {
 #[test]
 fn every_opcode_specific_attribute_assigns() {
     use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
-    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    use hlo_layout::pass::PipelineOptions;
+    use hlo_layout::passes::parse_pipeline;
     let sensitive = VerifyOptions {
         layout_sensitive: true,
     };
@@ -636,7 +637,8 @@ mod opcode_attribute_inputs_with_any_layouts {
     use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
     use hlo_layout::ir::shape::Shape;
     use hlo_layout::ir::Target;
-    use hlo_layout::pass::{parse_pipeline, PipelineOptions};
+    use hlo_layout::pass::PipelineOptions;
+    use hlo_layout::passes::parse_pipeline;
     use hlo_layout::verify::{verify, VerifyOptions};
     use proptest::prelude::*;
 
