@@ -68,3 +68,20 @@ pub fn split_top_level(text: &str, separator: char) -> Vec<&str> {
     parts.push(text.get(start..).unwrap_or(""));
     parts
 }
+
+/// Metadata field names in the order XLA prints them (hlo-grammar.md §4.7): the
+/// canonical printer orders them so, and the lexer's shortcut reads them so.
+pub const METADATA_FIELDS: &[&str] = &[
+    "op_type",
+    "op_name",
+    "source_file",
+    "source_line",
+    "source_end_line",
+    "source_column",
+    "source_end_column",
+    "profile_type",
+    "deduplicated_name",
+    "scheduling_name",
+    "stack_frame_id",
+    "metadata_payload",
+];

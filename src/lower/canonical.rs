@@ -214,7 +214,7 @@ fn style_for(name: &str, parent: Style) -> Style {
 }
 
 /// `metadata={...}` fields in print order (§4.7); the lexer knows them too.
-use crate::syntax::lexer::METADATA_FIELDS as METADATA_ORDER;
+use crate::ir::vocabulary::METADATA_FIELDS as METADATA_ORDER;
 
 /// `window={...}` fields in print order (§4.2).
 const WINDOW_ORDER: &[&str] = &[

@@ -881,7 +881,7 @@ fn braced_len(bytes: &[u8]) -> usize {
     {
         i += at;
         match bytes[i] {
-            b'"' => match super::lexer::closing_quote(bytes, i + 1) {
+            b'"' => match super::strings::closing_quote(bytes, i + 1) {
                 Some((close, _)) => i = close + 1,
                 None => return bytes.len(),
             },

@@ -206,7 +206,7 @@ impl SyntaxError {
             ParseError::UnrecognizedToken {
                 token: (l, Token::Error, r),
                 ..
-            } => match source.get(l..r).and_then(super::lexer::refused_escape) {
+            } => match source.get(l..r).and_then(super::strings::refused_escape) {
                 // The lexer turns a string with an escape XLA refuses into an error token.
                 Some((escape, reason)) => SyntaxError::BadEscape {
                     escape: snippet(source, l + escape.start, l + escape.end),

@@ -6,7 +6,9 @@
 
 pub mod ast;
 pub mod error;
+mod fast_paths;
 pub mod lexer;
+mod strings;
 pub mod token;
 
 pub use error::SyntaxError;
@@ -517,7 +519,7 @@ fn explain_runaway_text(
             });
         } else if matches!(token, token::Token::Raw(_)) {
             let rest = source.get(r..end).unwrap_or("");
-            last = lexer::skip_trivia(rest)
+            last = fast_paths::skip_trivia(rest)
                 .is_empty()
                 .then(|| SyntaxError::RunawayBlob {
                     span: ast::Span::new(l, l + 1),
@@ -537,7 +539,7 @@ fn explain_runaway_text(
                     && end <= start
                     && source
                         .get(end..start)
-                        .is_some_and(|between| lexer::skip_trivia(between).is_empty());
+                        .is_some_and(|between| fast_paths::skip_trivia(between).is_empty());
                 !choked_before
             });
         }
@@ -645,7 +647,7 @@ fn operand_before(source: &str, range: std::ops::Range<usize>, offset: usize) ->
 /// text before `offset`, and so where it reports what it checks there.
 pub fn token_after(source: &str, offset: usize) -> ast::Span {
     let rest = source.get(offset..).unwrap_or("");
-    let start = offset + (rest.len() - lexer::skip_trivia(rest).len());
+    let start = offset + (rest.len() - fast_paths::skip_trivia(rest).len());
     let width = source
         .get(start..)
         .and_then(|t| t.chars().next())
@@ -670,7 +672,7 @@ pub fn split_modules(source: &str) -> Vec<std::ops::Range<usize>> {
     parts.retain(|range| {
         source
             .get(range.clone())
-            .is_some_and(|part| !lexer::skip_trivia(part).is_empty())
+            .is_some_and(|part| !fast_paths::skip_trivia(part).is_empty())
     });
     parts
 }

@@ -5,7 +5,7 @@
 
 use crate::ir::Instruction;
 // The keys XLA's parser reads in `metadata={...}`, each at most once.
-use crate::syntax::lexer::METADATA_FIELDS as METADATA_KEYS;
+use crate::ir::vocabulary::METADATA_FIELDS as METADATA_KEYS;
 
 /// One enumerated attribute: its name, the opcodes it is read on (`None`: any), the
 /// accepted values, whether case is ignored, and what XLA's message calls it.
