@@ -234,23 +234,22 @@ fn imports(
             }
         }
     }
-    // `use child::X` in a module names its own child (Rust 2018 paths); other first
-    // segments are crates (`std`, `petgraph`...).
-    for (at, _) in code.match_indices("use ") {
-        let before = at.checked_sub(1).map(|i| bytes[i]);
-        if before.is_some_and(|b| !b.is_ascii_whitespace()) {
+    // A path whose first segment names a child module (`use child::X`, `child::f()`: Rust
+    // 2018 paths) is the child's; other first segments are crates (`std`, `petgraph`...) or
+    // types.
+    for (at, _) in code.match_indices("::") {
+        let start = code[..at]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        if start == at || code[..start].ends_with("::") {
             continue;
         }
-        let first: String = code[at + 4..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
         let mut child = module.to_vec();
-        child.push(first);
+        child.push(code[start..at].to_string());
         if !files.contains_key(&child) {
             continue;
         }
-        let mut cursor = at + 4;
+        let mut cursor = start;
         let mut paths = Vec::new();
         paths_at(bytes, &mut cursor, module, &mut paths);
         for path in paths {
@@ -433,6 +432,10 @@ fn the_reader_sees_grouped_imports_and_skips_comments() {
     let found = imports(&["verify".to_string()], &code, &files);
     let names: Vec<String> = found.iter().map(|m| name(m)).collect();
     assert_eq!(names, ["ir::layout", "ir::shape"]);
+    let code = code_of("fn g() { layout::f(); }\n");
+    let found = imports(&["ir".to_string()], &code, &files);
+    let names: Vec<String> = found.iter().map(|m| name(m)).collect();
+    assert_eq!(names, ["ir::layout"]);
     let code = code_of("pub use shape::Shape;\n");
     let found = imports(&["ir".to_string()], &code, &files);
     let names: Vec<String> = found.iter().map(|m| name(m)).collect();

@@ -170,7 +170,7 @@ fn remove_dead_instructions(
     computation: &mut Computation,
     effects: &SideEffects,
 ) -> Result<Changed, PassError> {
-    let control = super::control_dependent(computation);
+    let control = super::control::control_dependent(computation);
     let mut live = vec![
         false;
         computation
@@ -184,7 +184,7 @@ fn remove_dead_instructions(
     for &id in computation.order() {
         let instruction = computation.instruction(id);
         if instruction.opcode == Opcode::Parameter
-            || super::is_marked(&control, id)
+            || super::control::is_marked(&control, id)
             || effects.instruction(instruction)
         {
             stack.push(id);

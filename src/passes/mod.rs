@@ -1,12 +1,12 @@
 //! The built-in passes, one file each. Each file opens with what the pass does, why, and a
 //! before/after example; [`all`] lists them.
 
+mod control;
 pub mod dce;
 pub mod layout_assignment;
 pub mod simplify_layout_ops;
 pub mod verify;
 
-use crate::ir::module::{Computation, InstrId};
 use crate::pass::registry::{PassInfo, Registry};
 use crate::pass::{PipelineSpec, PipelineSyntaxError};
 
@@ -67,38 +67,6 @@ impl Default for Registry {
     fn default() -> Registry {
         Registry::builtin()
     }
-}
-
-/// Instructions of `computation` that take part in a control dependency, either way:
-/// passes leave them alone, since removing or replacing them would drop an ordering edge.
-pub(crate) fn control_dependent(computation: &Computation) -> Vec<bool> {
-    let bound = computation
-        .graph()
-        .node_indices()
-        .map(|n| n.index() + 1)
-        .max()
-        .unwrap_or(0);
-    let mut marked = vec![false; bound];
-    for &id in computation.order() {
-        let Some(text) = computation
-            .instruction(id)
-            .attribute("control-predecessors")
-        else {
-            continue;
-        };
-        marked[id.index()] = true;
-        for name in crate::ir::attrs::name_list(text) {
-            if let Some(predecessor) = computation.find(name) {
-                marked[predecessor.index()] = true;
-            }
-        }
-    }
-    marked
-}
-
-/// Whether `id` is marked in a table built by [`control_dependent`].
-pub(crate) fn is_marked(table: &[bool], id: InstrId) -> bool {
-    table.get(id.index()).copied().unwrap_or(true)
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl Pass for SimplifyLayoutOps {
         let mut changed = Changed::NO;
         for computation in module.computations_mut() {
             let mut rewriter = Rewriter {
-                control: super::control_dependent(computation),
+                control: super::control::control_dependent(computation),
                 computation,
                 names: &mut names,
                 next_suffix: &mut next_suffix,
@@ -122,7 +122,7 @@ impl Rewriter<'_> {
         let mut changed = Changed::NO;
         // Print order puts operands first, so a chain folds in one sweep.
         for id in self.computation.order().to_vec() {
-            if self.computation.get(id).is_err() || super::is_marked(&self.control, id) {
+            if self.computation.get(id).is_err() || super::control::is_marked(&self.control, id) {
                 continue;
             }
             if let Some(action) = self.action(id) {
@@ -203,7 +203,8 @@ impl Rewriter<'_> {
     fn bitcast_source(&self, mut id: InstrId) -> InstrId {
         loop {
             let instruction = self.computation.instruction(id);
-            if instruction.opcode != Opcode::Bitcast || super::is_marked(&self.control, id) {
+            if instruction.opcode != Opcode::Bitcast || super::control::is_marked(&self.control, id)
+            {
                 return id;
             }
             match self.computation.operands(id).as_slice() {
@@ -277,7 +278,7 @@ impl Rewriter<'_> {
             if instruction.opcode != Opcode::Bitcast
                 || self.computation.has_users(id)
                 || self.computation.root() == Some(id)
-                || super::is_marked(&self.control, id)
+                || super::control::is_marked(&self.control, id)
             {
                 return Ok(());
             }

@@ -10,8 +10,9 @@ use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
 
 use super::attributes::{async_sugar, AsyncPart};
+use super::callees::Indexed;
+use super::error::{Found, Problems, VerifyError};
 use super::shapes::{compatible, strip_layouts};
-use super::{Found, Indexed, Problems, VerifyError};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
 fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {

@@ -7,8 +7,9 @@ use crate::ir::opcode::Opcode;
 use crate::ir::primitive::PrimitiveType;
 use crate::ir::shape::Shape;
 
+use super::callees::{Callee, Indexed};
+use super::error::{Found, Problems};
 use super::shapes::{compatible, strip_layouts};
-use super::{Callee, Found, Indexed, Problems};
 
 fn pred_scalar() -> Shape {
     Shape::Array(crate::ir::ArrayShape::new(PrimitiveType::Pred, &[]))

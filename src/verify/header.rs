@@ -1,7 +1,7 @@
 //! Module header attributes whose values have a grammar of their own:
 //! `input_output_alias={ {0}: (0, {1}, may-alias), ... }` and `buffer_donor={ (0, {1}), ... }`.
 
-use super::Callee;
+use super::callees::Callee;
 use crate::ir::shape::Shape;
 
 use super::shapes::{compatible, strip_layouts};

@@ -18,8 +18,10 @@
 
 mod asynchronous;
 pub mod attributes;
+mod callees;
 mod calls;
 mod enums;
+mod error;
 pub(crate) mod header;
 mod layout;
 pub(crate) mod literals;
@@ -29,190 +31,14 @@ pub(crate) mod semantic;
 pub mod shapes;
 mod sharding;
 
-use rustc_hash::FxHashMap;
-
-use std::borrow::Cow;
-use std::sync::Arc;
+pub(crate) use callees::{Callee, Indexed, Signature};
+pub use error::{Found, Problem, Problems, VerifyError, VerifyOptions};
 
 use crate::ir::module::{
     Computation, ComputationId, InstrId, Instruction, Module, Payload, TextAttribute,
 };
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::Shape;
-use crate::span::Span;
-
-/// What to check beyond the structure.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VerifyOptions {
-    /// Also check layouts: a bitcast keeps the physical byte size, and ops that cannot
-    /// change layout have operands laid out as their result.
-    pub layout_sensitive: bool,
-}
-
-/// One problem the verifier found.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
-#[error("{message} ({})", place(.instruction, .computation))]
-#[diagnostic(code(hlo::verify))]
-pub struct VerifyError {
-    /// What is wrong, as XLA's verifier or parser says it.
-    pub message: String,
-    /// The computation the problem is in.
-    pub computation: String,
-    /// The instruction at fault; empty for a problem of the computation itself.
-    pub instruction: String,
-    /// Where the primary label points: the instruction, the computation, or XLA's point.
-    #[label(primary, "{label}")]
-    pub span: Span,
-    /// What the primary label says: "here", or where XLA's parser stood (see [`Found`]).
-    pub label: &'static str,
-    /// The text at fault, when the primary label is where XLA's parser stood instead.
-    #[label("{detail_label}")]
-    pub detail: Option<Span>,
-    /// What the second label says.
-    pub detail_label: &'static str,
-    /// Where XLA's parser finds the problem: a caller that has the text (`crate::check`)
-    /// points the primary label there.
-    pub found: Found,
-}
-
-/// Where in an instruction's text XLA's parser stands when it reports a problem. The
-/// verifier knows only the instruction's span; [`crate::check`] reads the instruction's
-/// text again to point there, and keeps the instruction as a second label when XLA's point
-/// is not the fault itself.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Found {
-    /// Nowhere more precise than the instruction: the verifier's own rules.
-    #[default]
-    Instruction,
-    /// The name of the attribute named, or of the header's attribute for a header error.
-    Attribute(String),
-    /// The token after the instruction: XLA checks this once it has read the attributes.
-    AfterInstruction,
-    /// The `(` that opens the operands: XLA counts them as it reads them.
-    OperandList,
-    /// The token after the operands' `)`: XLA checks this before it reads the attributes.
-    AfterOperands,
-    /// Operand `n`, from its shape when that is written: XLA reports where the operand
-    /// starts that it cannot read.
-    Operand(usize),
-    /// The token after a parameter's number (the `)`).
-    AfterParameterNumber,
-    /// The token after the result shape (the opcode): XLA checks a layout as it reads it.
-    AfterShape,
-    /// The token after `name` in the list value of attribute `attribute`.
-    AfterName {
-        /// The attribute whose list holds the name.
-        attribute: &'static str,
-        /// The name after which XLA's parser stops.
-        name: String,
-    },
-}
-
-/// One problem a check found, and where XLA's parser finds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// What is wrong.
-    pub message: String,
-    /// Where XLA's parser finds it.
-    pub found: Found,
-}
-
-impl From<String> for Problem {
-    fn from(message: String) -> Problem {
-        Problem {
-            message,
-            found: Found::Instruction,
-        }
-    }
-}
-
-impl From<&str> for Problem {
-    fn from(message: &str) -> Problem {
-        Problem::from(message.to_string())
-    }
-}
-
-/// The problems of one instruction, in the order found.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Problems(Vec<Problem>);
-
-impl Problems {
-    /// Adds a problem; a message alone is one that XLA's parser finds at the instruction.
-    pub fn push(&mut self, problem: impl Into<Problem>) {
-        self.0.push(problem.into());
-    }
-
-    /// A problem that XLA's parser reports at `found`.
-    pub fn push_at(&mut self, found: Found, message: impl Into<String>) {
-        self.0.push(Problem {
-            message: message.into(),
-            found,
-        });
-    }
-
-    /// Adds each of `problems`, in order.
-    pub fn extend<P: Into<Problem>>(&mut self, problems: impl IntoIterator<Item = P>) {
-        self.0.extend(problems.into_iter().map(Into::into));
-    }
-
-    /// Whether no problem was found.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl IntoIterator for Problems {
-    type Item = Problem;
-    type IntoIter = std::vec::IntoIter<Problem>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-/// Where a verifier's error is: an instruction of a computation, or a computation itself
-/// (the header's errors are about the entry computation).
-fn place(instruction: &str, computation: &str) -> String {
-    match instruction {
-        "" => format!("computation `{computation}`"),
-        _ => format!("instruction `{instruction}` in computation `{computation}`"),
-    }
-}
-
-impl VerifyError {
-    /// A problem of instruction `id` of `computation`, or of the computation itself when `id`
-    /// is `None` (or no longer names an instruction), labelled "here".
-    pub fn new(
-        computation: &Computation,
-        id: Option<InstrId>,
-        message: impl Into<String>,
-    ) -> VerifyError {
-        let (instruction, span) = match id.and_then(|id| computation.get(id).ok()) {
-            Some(instruction) => (instruction.name().to_string(), instruction.span),
-            None => (String::new(), computation.span),
-        };
-        VerifyError {
-            message: message.into(),
-            computation: computation.name.clone(),
-            instruction,
-            span,
-            label: "here",
-            detail: None,
-            detail_label: "",
-            found: Found::Instruction,
-        }
-    }
-
-    /// The error, about attribute `name`.
-    pub fn about_attribute(self, name: &str) -> VerifyError {
-        self.found_at(Found::Attribute(name.to_string()))
-    }
-
-    /// The error, which XLA's parser finds at `found`.
-    pub fn found_at(mut self, found: Found) -> VerifyError {
-        self.found = found;
-        self
-    }
-}
 
 /// Checks `module`; every error found is returned. A large module is checked on two threads.
 pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<VerifyError>> {
@@ -328,136 +154,6 @@ fn in_two_shares(
     })
 }
 
-/// What the checks read of the computations a module's instructions call, looked up by name
-/// and id: the module itself, or the signatures of the computations above the one being
-/// checked when a caller checks them one at a time as they are read.
-pub(crate) struct Indexed<'m> {
-    callees: Callees<'m>,
-}
-
-enum Callees<'m> {
-    /// Names are indexed once per run: the checks look a callee up by name at every call,
-    /// and a module may hold 100,000 computations.
-    Module {
-        module: &'m Module,
-        names: FxHashMap<&'m str, ComputationId>,
-    },
-    Signatures {
-        signatures: &'m [Signature],
-        find: &'m (dyn Fn(&str) -> Option<ComputationId> + Sync),
-    },
-}
-
-impl<'m> Indexed<'m> {
-    fn new(module: &'m Module) -> Indexed<'m> {
-        let mut names =
-            FxHashMap::with_capacity_and_hasher(module.computations().len(), Default::default());
-        for (id, computation) in module.computation_ids().zip(module.computations()) {
-            // The first of a duplicated name, as `Module::find_computation` finds.
-            names.entry(computation.name.as_str()).or_insert(id);
-        }
-        Indexed {
-            callees: Callees::Module { module, names },
-        }
-    }
-
-    /// `Module::find_computation` in O(1).
-    pub(crate) fn find_computation(&self, name: &str) -> Option<ComputationId> {
-        match &self.callees {
-            Callees::Module { names, .. } => names.get(name).copied(),
-            Callees::Signatures { find, .. } => find(name),
-        }
-    }
-
-    /// `Module::called_computation`, with names looked up in O(1).
-    pub(crate) fn called_computation(
-        &self,
-        instruction: &Instruction,
-        name: &str,
-    ) -> Option<ComputationId> {
-        let name = name.trim().trim_start_matches('%');
-        let named = |id: &ComputationId| match &self.callees {
-            Callees::Module { module, .. } => module
-                .computations()
-                .get(id.0 as usize)
-                .is_some_and(|c| c.name == name),
-            Callees::Signatures { signatures, .. } => signatures
-                .get(id.0 as usize)
-                .is_some_and(|s| &*s.name == name),
-        };
-        (instruction.called.iter().find(|id| named(id)).copied())
-            .or_else(|| self.find_computation(name))
-    }
-
-    /// The computation `id` as a caller's checks read it.
-    pub(crate) fn callee(&self, id: ComputationId) -> Callee<'_> {
-        match &self.callees {
-            Callees::Module { module, .. } => Callee::of(module.computation(id)),
-            Callees::Signatures { signatures, .. } => Callee::from(&signatures[id.0 as usize]),
-        }
-    }
-}
-
-/// A called computation as its callers' checks read it: its name, its parameter shapes by
-/// number and its root.
-pub(crate) struct Callee<'a> {
-    pub name: &'a str,
-    pub parameters: Cow<'a, [(i64, Arc<Shape>)]>,
-    pub root: Option<(&'a Opcode, &'a Arc<Shape>)>,
-}
-
-impl<'a> Callee<'a> {
-    fn of(computation: &'a Computation) -> Callee<'a> {
-        let parameters = computation
-            .parameters()
-            .into_iter()
-            .map(|(number, id)| (number, Arc::clone(&computation.instruction(id).shape)))
-            .collect();
-        let root = computation
-            .root()
-            .and_then(|root| computation.get(root).ok())
-            .map(|root| (&root.opcode, &root.shape));
-        Callee {
-            name: &computation.name,
-            parameters: Cow::Owned(parameters),
-            root,
-        }
-    }
-
-    pub(crate) fn from(signature: &'a Signature) -> Callee<'a> {
-        Callee {
-            name: &signature.name,
-            parameters: Cow::Borrowed(&signature.parameters),
-            root: signature
-                .root
-                .as_ref()
-                .map(|(opcode, shape)| (opcode, shape)),
-        }
-    }
-}
-
-/// All that the checks of its callers read of a computation ([`Callee`]), kept by a caller
-/// that checks computations one at a time as they are read: about a hundred bytes where the
-/// computation takes hundreds per instruction.
-pub(crate) struct Signature {
-    name: Box<str>,
-    parameters: Box<[(i64, Arc<Shape>)]>,
-    root: Option<(Opcode, Arc<Shape>)>,
-}
-
-impl Signature {
-    pub fn of(computation: &Computation) -> Signature {
-        let callee = Callee::of(computation);
-        Signature {
-            name: callee.name.into(),
-            parameters: callee.parameters.into_owned().into_boxed_slice(),
-            root: callee
-                .root
-                .map(|(opcode, shape)| (opcode.clone(), Arc::clone(shape))),
-        }
-    }
-}
-
 /// Checks `computation` alone, as [`verify`] would check it in a whole module, for a caller
 /// that checks computations one at a time as they are read: its callees come before it, and
 /// `signatures` holds those above it, by id; `find` finds one by name (the first of a
@@ -476,9 +172,7 @@ pub(crate) fn verify_computation(
     let unchecked = |id: &&InstrId| id.index() >= checked_before;
     structure(computation, unchecked, &mut errors);
     if errors.is_empty() {
-        let indexed = Indexed {
-            callees: Callees::Signatures { signatures, find },
-        };
+        let indexed = Indexed::of_signatures(signatures, find);
         parameters(computation, &mut errors);
         for &id in computation.order().iter().filter(unchecked) {
             instruction(&indexed, computation, id, options, &mut errors);
@@ -503,9 +197,7 @@ pub(crate) fn verify_instruction(
     let mut errors = Vec::new();
     operand_structure(computation, id, &mut errors);
     if errors.is_empty() {
-        let indexed = Indexed {
-            callees: Callees::Signatures { signatures, find },
-        };
+        let indexed = Indexed::of_signatures(signatures, find);
         instruction(&indexed, computation, id, options, &mut errors);
     }
     errors

@@ -9,8 +9,8 @@ use crate::ir::shape::DimLevel;
 use crate::ir::shape::Shape;
 use crate::ir::vocabulary::split_top_level;
 
+use super::error::{Found, Problems};
 use super::shapes::{compatible, strip_layouts};
-use super::{Found, Problems};
 
 /// The inside of `{...}`, or the text itself.
 fn unbrace(text: &str) -> &str {
