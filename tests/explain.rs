@@ -1,6 +1,6 @@
 //! `hlo-layout explain`, run as a real process: text, JSON and SVG output and every error path,
 //! snapshotted with the exit code. Numbers in the snapshots were checked by hand against
-//! layout-assignment.md §2.6 and XLA's "Tiled layout" and "Shapes and layout" documents.
+//! docs/tiled-layouts.md §5 and XLA's "Tiled layout" and "Shapes and layout" documents.
 
 mod common;
 

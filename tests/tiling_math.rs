@@ -1,5 +1,5 @@
 //! The tiled-layout math against every worked answer of XLA's "Tiled layout" document and
-//! layout-assignment.md §2.6 and §6 (cases A1-A22).
+//! docs/tiled-layouts.md §5 and §10 (cases A1-A22).
 
 use hlo_layout::ir::{LegacyPadding, PaddingValue, PhysicalLayout};
 
@@ -109,7 +109,7 @@ fn a9_bf16_packed_pairs_of_rows() {
         assert_eq!(linear(shape, &index), want, "{index:?}");
     }
     assert_eq!(memory(shape).bytes(), 8192);
-    // The closed form of §2.6(h) holds in the first tile.
+    // The closed form of docs/tiled-layouts.md §5 (A9) holds in the first tile.
     let m = memory(shape);
     for r in 0..8 {
         for c in 0..128 {

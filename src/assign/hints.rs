@@ -1,8 +1,8 @@
 //! Layouts wanted by users, propagated from the computation's result towards its operands
 //! before any choice is made: XLA's result constraint, which `PropagateUseConstraintToDefs`
 //! and `ChooseOperandLayoutFromOutputLayout` carry back through layout-keeping ops,
-//! transposes, reshapes, broadcasts and into fused computations (layout-assignment.md
-//! §4.4, §4.6).
+//! transposes, reshapes, broadcasts and into fused computations (docs/tiled-layouts.md
+//! §8.2, §8.4).
 //!
 //! The choice itself is [`super::choose`]'s, made forwards in the computation's order. A
 //! hint only settles ties there: where candidates cost the same (size-1 dims and major dims

@@ -1,7 +1,7 @@
 //! TPU layout assignment: a layout (minor_to_major and tiles) on every array, with `bitcast`
 //! or `copy` wherever a producer's layout differs from what its user needs.
 //!
-//! The rules (layout-assignment.md §3, §4):
+//! The rules (docs/tiled-layouts.md §9; XLA's own in §8, the TPU tiles in §6):
 //! - Entry parameters keep the layout the module gives them (`entry_computation_layout` or
 //!   the parameter's own); a layout without tiles fixes minor_to_major only and the target
 //!   supplies the tiles, as a TPU compiler does. A given result layout is enforced with a

@@ -1,4 +1,4 @@
-//! Typed values of the instruction attributes that shape inference needs (hlo-grammar.md §4):
+//! Typed values of the instruction attributes that shape inference needs (docs/hlo-text.md §5):
 //! windows, padding, slices, convolution dim labels and the dot, gather and scatter dimension
 //! numbers. Each parser reads the text the lexer gives for the value and each `Display`
 //! prints exactly XLA's form, so a value read from XLA's output prints back unchanged.

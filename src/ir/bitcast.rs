@@ -1,4 +1,4 @@
-//! The exact, tile-aware bitcast predicate (layout-assignment.md §4.13).
+//! The exact, tile-aware bitcast predicate (docs/tiled-layouts.md §7).
 //!
 //! A reshape or transpose is a bitcast when every element sits at the same physical offset
 //! on both sides and the buffers have the same size, element width and memory space. XLA's
@@ -274,7 +274,7 @@ pub enum SymbolicVerdict {
     Undecided,
 }
 
-/// The symbolic comparison of §4.13, with no enumeration of elements.
+/// The symbolic comparison of docs/tiled-layouts.md §7, with no enumeration of elements.
 pub fn symbolic_verdict(
     from: &PhysicalLayout,
     to: &PhysicalLayout,

@@ -79,7 +79,7 @@ static BY_NAME: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, usize>> 
 use Arity::*;
 
 // Columns: variant, spelling, operand count, kind, and whether the op must keep its
-// operands' layout (XLA's `InstructionCanChangeLayout` is false; layout-assignment.md §4.5).
+// operands' layout (XLA's `InstructionCanChangeLayout` is false; docs/tiled-layouts.md §8.3).
 opcodes! {
     Abs = "abs", Exactly(1), ElementwiseUnary, true;
     Acos = "acos", Exactly(1), ElementwiseUnary, true;

@@ -1,5 +1,5 @@
 //! Targets: which tiles a backend gives an array, by element width, physical shape, rank
-//! and hardware generation (layout-assignment.md §3).
+//! and hardware generation (docs/tiled-layouts.md §6).
 //!
 //! The TPU rule follows the public Mosaic `getTilingFactor` formula, which reproduces the
 //! tilings seen in public TPU dumps. With `bits` the storage width and `packing = 32/bits`:

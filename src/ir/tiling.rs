@@ -1,7 +1,7 @@
 //! Where every element of a tiled array lives in memory.
 //!
 //! This follows XLA's "Tiled layout" document exactly, for any number of tiles
-//! (layout-assignment.md §2.4). Start with `S`, the dims in physical order (major to minor),
+//! (docs/tiled-layouts.md §3). Start with `S`, the dims in physical order (major to minor),
 //! and `E`, an element's index in that order. For each tile `t`, in order:
 //!
 //! 1. if `t` has more entries than `S`, prepend 1s to `S` (and 0s to `E`);

@@ -69,7 +69,7 @@ pub fn split_top_level(text: &str, separator: char) -> Vec<&str> {
     parts
 }
 
-/// Metadata field names in the order XLA prints them (hlo-grammar.md §4.7): the
+/// Metadata field names in the order XLA prints them (docs/hlo-text.md §5.8): the
 /// canonical printer orders them so, and the lexer's shortcut reads them so.
 pub const METADATA_FIELDS: &[&str] = &[
     "op_type",

@@ -1,5 +1,5 @@
 //! The canonical printer of a syntax tree: HLO text with XLA's spacing and order
-//! (hlo-grammar.md §2, §3.5, §4, §6 and Appendix B). It is lowering's: an attribute's
+//! (docs/hlo-text.md §3, §4.5, §5 and §7). It is lowering's: an attribute's
 //! canonical text, which the IR keeps, is what this prints, and a shape prints as it lowers.
 //!
 //! Shapes are lowered to `crate::ir` and printed by its `Display`, so arrays without a layout
@@ -213,10 +213,10 @@ fn style_for(name: &str, parent: Style) -> Style {
     }
 }
 
-/// `metadata={...}` fields in print order (§4.7); the lexer knows them too.
+/// `metadata={...}` fields in print order (docs/hlo-text.md §5.8); the lexer knows them too.
 use crate::ir::vocabulary::METADATA_FIELDS as METADATA_ORDER;
 
-/// `window={...}` fields in print order (§4.2).
+/// `window={...}` fields in print order (docs/hlo-text.md §5.3).
 const WINDOW_ORDER: &[&str] = &[
     "size",
     "stride",
@@ -226,7 +226,8 @@ const WINDOW_ORDER: &[&str] = &[
     "rhs_reversal",
 ];
 
-/// Called computations, printed after the opcode's own attributes (§4.9 step 2).
+/// Called computations, printed after the opcode's own attributes (docs/hlo-text.md §5.10
+/// step 2).
 const CALLED_ORDER: &[&str] = &[
     "condition",
     "body",
@@ -241,7 +242,7 @@ const CALLED_ORDER: &[&str] = &[
     "calls",
 ];
 
-/// Attributes any instruction may carry, printed last in this order (§4.9).
+/// Attributes any instruction may carry, printed last in this order (docs/hlo-text.md §5.10).
 const GENERIC_ORDER: &[&str] = &[
     "sharding",
     "frontend_attributes",
@@ -253,7 +254,7 @@ const GENERIC_ORDER: &[&str] = &[
     "backend_config",
 ];
 
-/// Opcode-specific attributes in print order (Appendix B).
+/// Opcode-specific attributes in print order (docs/hlo-text.md §5.10).
 fn opcode_order(opcode: &str) -> &'static [&'static str] {
     match opcode {
         "all-reduce" | "all-reduce-start" | "collective-reduce" => &[
@@ -904,7 +905,7 @@ impl Printer {
         }
     }
 
-    /// A literal as XLA prints it inside an instruction (§4.6): `{1, 2}`,
+    /// A literal as XLA prints it inside an instruction (docs/hlo-text.md §5.7): `{1, 2}`,
     /// `{ { 1, 2 }, { 3, 4 } }`, `{ {1}, {2} }`, `( 1, {2, 3} )`, with `/*iK=V*/` comments in
     /// the middle dimensions of arrays of rank 4 and more. `depth` counts the braces around.
     fn literal(&mut self, term: &Term<'_>, depth: usize, rank: usize, index: usize) {

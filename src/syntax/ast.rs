@@ -407,7 +407,7 @@ pub struct Attribute<'s> {
 }
 
 /// One piece of an attribute value: the generic tree that every attribute value form of
-/// hlo-grammar.md §4 fits. Meaning is given later, by attribute name.
+/// docs/hlo-text.md §5 fits. Meaning is given later, by attribute name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Term<'s> {
     /// A single token, with its kind.

@@ -9,8 +9,8 @@
 //! - a name followed by `=` becomes [`Token::DefName`]/[`Token::DefIdent`], an identifier
 //!   followed by `(` [`Token::Call`] and one followed by `[` [`Token::Indexed`];
 //! - the value of `backend_config=` and of each key of `frontend_attributes={...}` that starts
-//!   with `{` is taken verbatim up to the matching `}` as one [`Token::Raw`] (hlo-grammar.md
-//!   §1.9).
+//!   with `{` is taken verbatim up to the matching `}` as one [`Token::Raw`] (docs/hlo-text.md
+//!   §2.8).
 //!
 //! For speed, forms that make up most of a real dump are also read whole (`fast_paths.rs`),
 //! each only where it is exactly in the form XLA prints it (anything else is lexed token by token and parses to

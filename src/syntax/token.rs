@@ -1,4 +1,4 @@
-//! The logos token set of HLO text (hlo-grammar.md §1).
+//! The logos token set of HLO text (docs/hlo-text.md §2).
 //!
 //! Tokens borrow from the source; numbers keep their text and are converted where their
 //! meaning is known. The lexer never fails: bytes it cannot read become [`Token::Error`], so

@@ -1,5 +1,5 @@
-//! Which attributes each opcode accepts (hlo-grammar.md Appendix A, measured on jaxlib
-//! 0.10.2), and how the front end's kept unknown opcodes are read: XLA's async sugar
+//! Which attributes each opcode accepts (docs/hlo-text.md §6.2, measured on
+//! jaxlib 0.10.2), and how the front end's kept unknown opcodes are read: XLA's async sugar
 //! (`custom-call-start`, `add-update`, ...) or a real error.
 
 use crate::ir::opcode::Opcode;
@@ -185,7 +185,7 @@ fn specific(opcode: &Opcode) -> Option<&'static [&'static str]> {
 }
 
 /// The attributes `opcode` accepts besides the generic ones, as XLA's parser lists them
-/// (hlo-grammar.md Appendix A). Empty for an opcode that takes none, and for an unknown
+/// (docs/hlo-text.md §6.2). Empty for an opcode that takes none, and for an unknown
 /// opcode (its attributes are not checked; an async sugar's are its wrapped opcode's).
 /// With [`Opcode::all`], this lets a test cover every (opcode, attribute) pair.
 pub fn opcode_specific(opcode: &Opcode) -> &'static [&'static str] {
