@@ -29,7 +29,8 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::None,
-        |file, text| {
+        |file, source| {
+            let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);
             let modules = parts.len();
             let errors: Vec<hlo_layout::Error> = parts
