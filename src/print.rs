@@ -66,6 +66,30 @@ pub fn write_ir_module(
     writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
 }
 
+/// The length and a 64-bit hash of the text [`print_ir_module`] gives, computed as it is
+/// printed rather than held: modules that print the same give the same digest, and a pass
+/// can tell whether it changed a module by comparing two.
+pub fn ir_module_digest(module: &ir::Module) -> (u64, u64) {
+    struct Digest(u64, std::collections::hash_map::DefaultHasher);
+    impl std::io::Write for Digest {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            use std::hash::Hasher;
+            self.0 += bytes.len() as u64;
+            // SipHash reads its input as one stream, however it is cut into writes.
+            self.1.write(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut digest = Digest(0, Default::default());
+    // Writing to a hasher cannot fail.
+    let _ = write_ir_module(module, &mut digest);
+    (digest.0, std::hash::Hasher::finish(&digest.1))
+}
+
 /// Prints `module` into `out`, calling `flush` after each computation this thread prints
 /// (it may write out and clear what `out` holds). On two threads, the second share comes
 /// back whole, to follow what `out` holds.
