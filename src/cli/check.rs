@@ -23,7 +23,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    super::allocator::purge_freed_memory_at_once();
     run_files(
         "check",
         &args.files,

@@ -129,6 +129,10 @@ pub fn main() -> std::process::ExitCode {
     let _ = COLOR.set(cli.color);
     install_diagnostic_handler(use_color(cli.color, Stream::Stderr));
     install_interrupt_handler();
+    // Every command frees much of what it allocates while it is still far from done: the
+    // lines the second parsing thread hands over, the input text, a module's copy, the
+    // printer's chunks. Held for a while, those pages add up to the peak.
+    allocator::purge_freed_memory_at_once();
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
