@@ -7,7 +7,8 @@
 //! `HLO_SCALES` (default `1,2,4,8`), `HLO_BENCH_REPEATS` (default 3, best kept),
 //! `HLO_SCALING_STAGES` (default `parse,verify,print,assign`; `command` adds whole runs of
 //! `hlo-layout COMMAND FILE -o OUT` as a user runs them, for the commands of
-//! `HLO_SCALING_COMMANDS`, default `assign,fmt,opt,check,stats`, each with its peak RSS where
+//! `HLO_SCALING_COMMANDS`, default `assign,fmt,opt,check,stats,dot`, each with its peak RSS
+//! and its ratio to the input's size where
 //! GNU time is at `/usr/bin/time`). The replicated modules are
 //! written to `target/scaling/` and reused. `HLO_SCALING_FILES=a.hlo:b.hlo` times those files
 //! as they are instead (what `benches/compare.py` uses).
@@ -181,10 +182,10 @@ fn main() {
 }
 
 /// The commands the `command` stage runs, from `HLO_SCALING_COMMANDS` (default
-/// `assign,fmt,opt,check,stats`).
+/// `assign,fmt,opt,check,stats,dot`).
 fn commands() -> Vec<String> {
     std::env::var("HLO_SCALING_COMMANDS")
-        .unwrap_or_else(|_| "assign,fmt,opt,check,stats".to_string())
+        .unwrap_or_else(|_| "assign,fmt,opt,check,stats,dot".to_string())
         .split(',')
         .map(str::to_string)
         .collect()
@@ -235,7 +236,14 @@ fn print_row(row: &Row, rows: &[Row]) {
     let ratio = base.map_or_else(|| "-".to_string(), |b| format!("{b:.2}"));
     let peak = row
         .peak_rss
-        .map(|kib| format!("  peak RSS {:.0} MB", kib as f64 / 1024.0))
+        .map(|kib| {
+            let bytes = kib as f64 * 1024.0;
+            format!(
+                "  peak RSS {:.0} MB ({:.1}x the input)",
+                bytes / (1 << 20) as f64,
+                bytes / row.bytes as f64
+            )
+        })
         .unwrap_or_default();
     println!(
         "{:12} {:>3}x {:8.2} MB {:>8} instr {:9.1} ms {:8.1} MB/s {:7.2} M instr/s  vs 1x {:>6}  {}{peak}",

@@ -27,6 +27,78 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
     // Lines run to about 100-200 bytes in real dumps. Room that is never written costs no
     // memory (its pages are never touched), while growing would copy everything printed.
     let mut out = String::with_capacity(256 * module.instruction_count() + 256);
+    let kept: Result<Option<String>, std::convert::Infallible> =
+        print_ir_module_into(module, min_instructions, &mut out, &mut |_| Ok(()));
+    match kept {
+        Ok(tail) => {
+            out.push_str(tail.as_deref().unwrap_or_default());
+            out
+        }
+        Err(never) => match never {},
+    }
+}
+
+/// How much printed text [`write_ir_module`] holds before writing it out.
+const WRITE_CHUNK_BYTES: usize = 1 << 20;
+
+/// Writes the text [`print_ir_module`] gives to `writer` as it is printed, so that the
+/// whole text is never held: the first share of the computations goes out in chunks, and
+/// only the second share, printed meanwhile on another thread for a large module, is held
+/// until the first is written.
+pub fn write_ir_module(
+    module: &ir::Module,
+    writer: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = String::with_capacity(WRITE_CHUNK_BYTES + WRITE_CHUNK_BYTES / 2);
+    let tail = print_ir_module_into::<std::io::Error>(
+        module,
+        PARALLEL_MIN_INSTRUCTIONS,
+        &mut out,
+        &mut |text: &mut String| {
+            if text.len() >= WRITE_CHUNK_BYTES {
+                writer.write_all(text.as_bytes())?;
+                text.clear();
+            }
+            Ok(())
+        },
+    )?;
+    writer.write_all(out.as_bytes())?;
+    writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
+}
+
+/// The length and a 64-bit hash of the text [`print_ir_module`] gives, computed as it is
+/// printed rather than held: modules that print the same give the same digest, and a pass
+/// can tell whether it changed a module by comparing two.
+pub fn ir_module_digest(module: &ir::Module) -> (u64, u64) {
+    struct Digest(u64, std::collections::hash_map::DefaultHasher);
+    impl std::io::Write for Digest {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            use std::hash::Hasher;
+            self.0 += bytes.len() as u64;
+            // SipHash reads its input as one stream, however it is cut into writes.
+            self.1.write(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut digest = Digest(0, Default::default());
+    // Writing to a hasher cannot fail.
+    let _ = write_ir_module(module, &mut digest);
+    (digest.0, std::hash::Hasher::finish(&digest.1))
+}
+
+/// Prints `module` into `out`, calling `flush` after each computation this thread prints
+/// (it may write out and clear what `out` holds). On two threads, the second share comes
+/// back whole, to follow what `out` holds.
+fn print_ir_module_into<E>(
+    module: &ir::Module,
+    min_instructions: usize,
+    out: &mut String,
+    flush: &mut dyn FnMut(&mut String) -> Result<(), E>,
+) -> Result<Option<String>, E> {
     if module.has_header {
         out.push_str("HloModule ");
         out.push_str(&module.name);
@@ -43,7 +115,10 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
         .iter()
         .any(|c| c.in_place)
         .then(|| IrPrinter::new(module));
-    let print_share = |out: &mut String, share: std::ops::Range<usize>| {
+    let print_share = |out: &mut String,
+                       share: std::ops::Range<usize>,
+                       flush: &mut dyn FnMut(&mut String) -> Result<(), E>|
+     -> Result<(), E> {
         let mut shapes = ShapeTexts::default();
         for index in share {
             if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
@@ -56,12 +131,13 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
                 &mut shapes,
             );
             out.push_str("\n\n");
+            flush(out)?;
         }
+        Ok(())
     };
     let last = module.computations().len();
     if module.instruction_count() < min_instructions {
-        print_share(&mut out, 0..last);
-        return out;
+        return print_share(out, 0..last, flush).map(|()| None);
     }
     let cut = module.balanced_cut();
     std::thread::scope(|scope| {
@@ -72,17 +148,17 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
                 let instructions: usize =
                     module.computations()[cut..].iter().map(|c| c.len()).sum();
                 let mut tail = String::with_capacity(256 * instructions);
-                print_share(&mut tail, cut..last);
+                // Nothing is written out here, so the share is printed whole.
+                let _ = print_share(&mut tail, cut..last, &mut |_| Ok(()));
                 tail
             });
-        print_share(&mut out, 0..cut);
+        print_share(out, 0..cut, flush)?;
         match spawned.map(|handle| handle.join()) {
-            Ok(Ok(tail)) => out.push_str(&tail),
+            Ok(Ok(tail)) => Ok(Some(tail)),
             // No thread to be had: this one prints the rest.
-            _ => print_share(&mut out, cut..last),
+            _ => print_share(out, cut..last, flush).map(|()| None),
         }
-    });
-    out
+    })
 }
 
 /// Prints computations of one module, writing those the text wrote in place back there.

@@ -54,21 +54,25 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
-        |file, text| {
-            let mut module = match hlo_layout::parse_module(text) {
+        |file, source| {
+            let mut module = match hlo_layout::parse_module(source.text()) {
                 Ok(module) => module,
-                Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
+                Err(errors) => {
+                    return FileOutput::failure(diagnostics(file, source.text(), errors))
+                }
             };
+            // The module holds all it needs of the text; errors read it again.
+            source.release();
             let report = match assign_verified(&mut module, &target, &options) {
                 Ok(report) => report,
                 Err(AssignFailure::Input(errors)) => {
-                    return FileOutput::failure(diagnostics(file, text, errors))
+                    return FileOutput::failure(source.diagnostics(errors))
                 }
                 Err(AssignFailure::Assign(error)) => {
-                    return FileOutput::failure(diagnostics(file, text, vec![error]))
+                    return FileOutput::failure(source.diagnostics(vec![error]))
                 }
                 Err(AssignFailure::Output(errors)) => {
-                    let mut output = FileOutput::failure(diagnostics(file, text, errors));
+                    let mut output = FileOutput::failure(source.diagnostics(errors));
                     output.notes =
                         "error: the assigned module does not verify; this is a bug in hlo-layout\n"
                             .into();
@@ -90,11 +94,15 @@ pub fn run(args: Args) -> Outcome {
                 "report".into(),
                 serde_json::to_value(&report).unwrap_or(Value::Null),
             );
-            let mut output = FileOutput::success(hlo_layout::print::print_ir_module(&module), json);
+            let mut output = FileOutput::success(String::new(), json);
             if args.report {
                 output.notes = report.to_text();
             }
-            super::drop_aside(module);
+            output.write = Some(Box::new(move |to| {
+                let written = hlo_layout::print::write_ir_module(&module, to);
+                super::drop_aside(module);
+                written
+            }));
             output
         },
     )

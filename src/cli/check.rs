@@ -23,13 +23,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    super::allocator::purge_freed_memory_at_once();
     run_files(
         "check",
         &args.files,
         &args.output,
         Header::None,
-        |file, text| {
+        |file, source| {
+            let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);
             let modules = parts.len();
             let errors: Vec<hlo_layout::Error> = parts

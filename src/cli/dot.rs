@@ -4,7 +4,7 @@
 use hlo_layout::analysis::dot::{render_dot, DotOptions};
 use serde_json::{Map, Value};
 
-use super::{diagnostics, plain, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, plain, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -38,20 +38,29 @@ pub fn run(args: Args) -> Outcome {
         around: args.around.clone(),
         depth: args.depth,
     };
+    let json_wanted = args.output.format == Format::Json;
     run_files(
         "dot",
         &args.files,
         &args.output,
         Header::Comment,
-        |file, text| {
-            let module = match hlo_layout::parse_module(text) {
+        |file, source| {
+            let module = match hlo_layout::parse_module(source.text()) {
                 Ok(module) => module,
-                Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
+                Err(errors) => {
+                    return FileOutput::failure(diagnostics(file, source.text(), errors))
+                }
             };
-            match render_dot(&module, &options) {
+            // The module holds all it needs of the text.
+            source.release();
+            let drawn = render_dot(&module, &options);
+            super::drop_aside(module);
+            match drawn {
                 Ok(dot) => {
                     let mut json = Map::new();
-                    json.insert("dot".into(), Value::from(dot.clone()));
+                    if json_wanted {
+                        json.insert("dot".into(), Value::from(dot.clone()));
+                    }
                     FileOutput::success(dot, json)
                 }
                 Err(error) => FileOutput::failure(vec![plain(error)]),

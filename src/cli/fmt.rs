@@ -30,7 +30,8 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
-        |file, text| {
+        |file, source| {
+            let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);
             let mut out = String::new();
             let mut modules = Vec::new();

@@ -2,9 +2,73 @@
 //!
 //! Files are read, never mapped: text borrowed from a mapping can change under the reader
 //! when another process rewrites the file, which is undefined behaviour for a `&str`, not
-//! only a crash. Reading costs the text's size in memory for the length of the command.
+//! only a crash. Reading costs the text's size in memory until the command gives the text
+//! back ([`Source::release`]) once it has what it needs of it.
+
+use std::hash::Hasher;
 
 use super::{plain, CliError, Diag};
+
+/// One input's text, which a command may release once lowered and which is read again only
+/// to show diagnostics in it.
+pub struct Source {
+    file: String,
+    /// Empty once released.
+    text: String,
+    /// The length and hash of the text released, to tell whether the file read again holds
+    /// the same text.
+    released: Option<(usize, u64)>,
+}
+
+impl Source {
+    pub fn new(file: &str, text: String) -> Source {
+        Source {
+            file: file.to_string(),
+            text,
+            released: None,
+        }
+    }
+
+    /// The text, empty once released.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Frees the text of a file; diagnostics read it again. Standard input cannot be read
+    /// again, so its text is kept.
+    pub fn release(&mut self) {
+        if self.file == "-" || self.released.is_some() {
+            return;
+        }
+        self.released = Some((self.text.len(), fingerprint(&self.text)));
+        self.text = String::new();
+    }
+
+    /// Diagnostics about the text, as [`super::diagnostics`] gives them, with the text read
+    /// again if it was released. A file that no longer holds the text read first gives them
+    /// without snippets or positions, which would point at other text.
+    pub fn diagnostics<E>(&mut self, errors: Vec<E>) -> Vec<Diag>
+    where
+        E: miette::Diagnostic + Send + Sync + 'static,
+    {
+        if let Some((len, hash)) = self.released {
+            match read(&self.file) {
+                Ok(text) if text.len() == len && fingerprint(&text) == hash => {
+                    self.text = text;
+                    self.released = None;
+                }
+                _ => return errors.into_iter().map(plain).collect(),
+            }
+        }
+        super::diagnostics(&self.file, &self.text, errors)
+    }
+}
+
+fn fingerprint(text: &str) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(text.as_bytes());
+    hasher.finish()
+}
 
 /// Reads a file, or standard input for `-`, into memory.
 pub fn read(file: &str) -> Result<String, Diag> {
@@ -36,6 +100,43 @@ mod tests {
     use super::*;
 
     /// A file that is not UTF-8 is refused with the offset of its first bad byte.
+    /// Diagnostics after a release show the text read again, as before it; a file changed
+    /// meanwhile gives them without snippets or positions.
+    #[test]
+    fn a_released_text_is_read_again_for_diagnostics() -> std::io::Result<()> {
+        let directory = tempfile::tempdir()?;
+        let path = directory.path().join("m.hlo");
+        let text = "HloModule m\n\nENTRY e {\n  ROOT p = f32[2] bogus(0)\n}\n";
+        std::fs::write(&path, text)?;
+        let file = path.to_string_lossy().into_owned();
+        let errors = || match hlo_layout::parse_module(text) {
+            Err(errors) => errors,
+            Ok(_) => panic!("the module has an error"),
+        };
+        let kept: Vec<String> = super::super::diagnostics(&file, text, errors())
+            .iter()
+            .map(Diag::render)
+            .collect();
+        let mut source = Source::new(&file, text.to_string());
+        source.release();
+        assert_eq!(source.text(), "");
+        let again: Vec<String> = source
+            .diagnostics(errors())
+            .iter()
+            .map(Diag::render)
+            .collect();
+        assert_eq!(again, kept);
+        assert!(again[0].contains("bogus"));
+        assert_eq!(source.text(), text);
+        source.release();
+        std::fs::write(&path, text.replace("bogus", "bogux"))?;
+        let changed = source.diagnostics(errors());
+        assert_eq!(changed.len(), kept.len());
+        assert_eq!(changed[0].json()["labels"][0]["offset"], 41);
+        assert!(changed[0].json()["labels"][0]["line"].is_null());
+        Ok(())
+    }
+
     #[test]
     fn a_file_that_is_not_utf8_is_refused_with_its_offset() -> std::io::Result<()> {
         let directory = tempfile::tempdir()?;

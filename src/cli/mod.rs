@@ -129,6 +129,10 @@ pub fn main() -> std::process::ExitCode {
     let _ = COLOR.set(cli.color);
     install_diagnostic_handler(use_color(cli.color, Stream::Stderr));
     install_interrupt_handler();
+    // Every command frees much of what it allocates while it is still far from done: the
+    // lines the second parsing thread hands over, the input text, a module's copy, the
+    // printer's chunks. Held for a while, those pages add up to the peak.
+    allocator::purge_freed_memory_at_once();
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
@@ -345,39 +349,88 @@ fn install_interrupt_handler() {
     });
 }
 
-/// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so
-/// readers never see a half-written file and a failure leaves the old one as it was. The
-/// new file keeps the old one's permissions (or gets the usual ones for a new file).
+/// A file being written atomically: a temporary file beside its path, renamed over it by
+/// [`AtomicFile::commit`], so readers never see a half-written file and a failure (or a
+/// drop without commit) leaves the old one as it was. The new file keeps the old one's
+/// permissions (or gets the usual ones for a new file).
+pub struct AtomicFile {
+    /// `None` once committed.
+    file: Option<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        let file_name = path.file_name().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
+        })?;
+        let directory = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        let prefix = format!(".{}.", file_name.to_string_lossy());
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        let permissions = match std::fs::metadata(path) {
+            Ok(metadata) => metadata.permissions(),
+            Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o666),
+        };
+        #[cfg(unix)]
+        builder.permissions(permissions);
+        let file = builder.tempfile_in(directory)?;
+        if let Ok(mut pending) = PENDING.lock() {
+            *pending = Some(file.path().to_path_buf());
+        }
+        Ok(AtomicFile {
+            file: Some(file),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Syncs the file and renames it over its path.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(file) = self.file.take() else {
+            return Ok(());
+        };
+        file.as_file()
+            .sync_all()
+            .and_then(|()| file.persist(&self.path).map(|_| ()).map_err(|e| e.error))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Uncommitted, the temporary file is removed by its own drop.
+        drop(self.file.take());
+        if let Ok(mut pending) = PENDING.lock() {
+            *pending = None;
+        }
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(file) => file.write(bytes),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Writes `contents` to a temporary file beside `path`, then renames it over `path`
+/// ([`AtomicFile`]).
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let file_name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
-    })?;
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    let prefix = format!(".{}.", file_name.to_string_lossy());
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    let permissions = match std::fs::metadata(path) {
-        Ok(metadata) => metadata.permissions(),
-        Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o666),
-    };
-    #[cfg(unix)]
-    builder.permissions(permissions);
-    let mut file = builder.tempfile_in(directory)?;
-    if let Ok(mut pending) = PENDING.lock() {
-        *pending = Some(file.path().to_path_buf());
-    }
-    let result = file
-        .write_all(contents)
-        .and_then(|()| file.as_file().sync_all())
-        .and_then(|()| file.persist(path).map(|_| ()).map_err(|e| e.error));
-    if let Ok(mut pending) = PENDING.lock() {
-        *pending = None;
-    }
-    result
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(contents)?;
+    file.commit()
 }
 
 /// Writes `text` to `output`, atomically, or to standard output when there is none.
@@ -406,12 +459,17 @@ pub fn json_text(value: &Value) -> String {
 
 // ---- running a command over files ----
 
+/// Text-mode output written as it is produced rather than held whole (a printed module).
+pub type WriteText = Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + Send>;
+
 /// What one input file gave.
 #[derive(Default)]
 pub struct FileOutput {
     pub ok: bool,
     /// Text-mode output (stdout or OUT).
     pub text: String,
+    /// Text-mode output that follows `text`, written straight to stdout or OUT.
+    pub write: Option<WriteText>,
     /// Text-mode notes for stderr (reports, timings, warnings).
     pub notes: String,
     /// JSON-mode fields of this file's object, beside `file`, `ok` and `diagnostics`.
@@ -458,11 +516,14 @@ pub fn run_files(
     files: &[String],
     output: &OutputArgs,
     header: Header,
-    mut each: impl FnMut(&str, &str) -> FileOutput,
+    mut each: impl FnMut(&str, &mut input::Source) -> FileOutput,
 ) -> Outcome {
     let several = files.len() > 1;
     let mut progress = Progress::new(files.len());
-    let mut text = String::new();
+    // Text for OUT goes to its temporary file as each input gives it; the file is renamed
+    // over OUT only once every input succeeded. The first error writing it is kept for then.
+    let mut out_file: Option<AtomicFile> = None;
+    let mut out_error: Option<Diag> = None;
     let mut objects = Vec::with_capacity(files.len());
     let mut failed = 0;
     // Whether any file has given text output yet.
@@ -470,7 +531,7 @@ pub fn run_files(
     for file in files {
         progress.start(file);
         let result = match input::read(file) {
-            Ok(source) => each(file, &source),
+            Ok(text) => each(file, &mut input::Source::new(file, text)),
             Err(diag) => FileOutput::failure(vec![diag]),
         };
         if !result.ok {
@@ -487,6 +548,9 @@ pub fn run_files(
                     Value::Array(result.diagnostics.iter().map(|d| d.json.clone()).collect()),
                 );
                 objects.push(Value::Object(object));
+                if let Some(write) = result.write {
+                    drop_aside(write);
+                }
             }
             Format::Text => {
                 progress.suspend(|| {
@@ -498,52 +562,98 @@ pub fn run_files(
                         eprintln!("{}", diag.render());
                     }
                 });
+                let has_text = !result.text.is_empty() || result.write.is_some();
                 let introduction = match header {
-                    _ if !several || result.text.is_empty() => String::new(),
+                    _ if !several || !has_text => String::new(),
                     Header::Comment => format!("// ----- {file}\n"),
                     Header::Plain => {
                         format!("{}==> {file} <==\n", if any_text { "\n" } else { "" })
                     }
                     Header::None => String::new(),
                 };
-                any_text |= !result.text.is_empty();
-                if output.output.is_none() {
-                    // Streamed as it comes, so a long run shows its progress.
-                    let written = progress.suspend(|| {
-                        write_output(None, &introduction)?;
-                        write_output(None, &result.text)
-                    });
-                    if let Err(diag) = written {
-                        eprintln!("{}", diag.render());
-                        return Outcome::InvalidInput;
+                any_text |= has_text;
+                let write_all = |to: &mut dyn Write| {
+                    to.write_all(introduction.as_bytes())?;
+                    to.write_all(result.text.as_bytes())?;
+                    match result.write {
+                        Some(write) => write(to),
+                        None => Ok(()),
                     }
-                } else if text.is_empty() && introduction.is_empty() {
-                    // Kept for OUT, written once all files are done; one module's text,
-                    // often the size of its input, is moved rather than copied.
-                    text = result.text;
-                } else {
-                    text.push_str(&introduction);
-                    text.push_str(&result.text);
+                };
+                match &output.output {
+                    // Streamed as it comes, so a long run shows its progress.
+                    None => {
+                        let written = progress.suspend(|| write_all(&mut std::io::stdout().lock()));
+                        if let Err(error) = written {
+                            let diag = plain(CliError::Write {
+                                file: "standard output".to_string(),
+                                reason: error.to_string(),
+                            });
+                            eprintln!("{}", diag.render());
+                            return Outcome::InvalidInput;
+                        }
+                    }
+                    // OUT is left as it was once an input failed: nothing more is written.
+                    Some(_) if failed > 0 || out_error.is_some() => out_file = None,
+                    Some(path) => {
+                        let written = match &mut out_file {
+                            Some(file) => write_all(file),
+                            None => AtomicFile::create(path).and_then(|mut file| {
+                                let written = write_all(&mut file);
+                                out_file = Some(file);
+                                written
+                            }),
+                        };
+                        if let Err(error) = written {
+                            out_file = None;
+                            out_error = Some(plain(CliError::Write {
+                                file: path.display().to_string(),
+                                reason: error.to_string(),
+                            }));
+                        }
+                    }
                 }
             }
         }
         progress.finish_one();
     }
     progress.done();
-    let document;
-    let out = match output.format {
-        Format::Json => {
-            document = json_text(&json!({
+    match (output.format, &output.output) {
+        (Format::Json, _) => {
+            let document = json_text(&json!({
                 "version": JSON_VERSION,
                 "command": command,
                 "ok": failed == 0,
                 "files": objects,
             }));
-            &document
+            finish(output, &document, failed, false)
         }
-        Format::Text => &text,
-    };
-    finish(output, out, failed, Format::Text == output.format)
+        (Format::Text, None) => outcome(failed),
+        (Format::Text, Some(_)) if failed > 0 => {
+            drop(out_file);
+            finish(output, "", failed, true)
+        }
+        (Format::Text, Some(path)) => {
+            let committed = match (out_error, out_file) {
+                (Some(diag), _) => Err(diag),
+                (None, Some(file)) => file.commit().map_err(|error| {
+                    plain(CliError::Write {
+                        file: path.display().to_string(),
+                        reason: error.to_string(),
+                    })
+                }),
+                // No input gave any text: OUT is written empty.
+                (None, None) => write_output(Some(path), ""),
+            };
+            match committed {
+                Ok(()) => outcome(failed),
+                Err(diag) => {
+                    eprintln!("{}", diag.render());
+                    Outcome::InvalidInput
+                }
+            }
+        }
+    }
 }
 
 /// Writes the output of a whole run: to OUT only when nothing failed (else OUT stays as it

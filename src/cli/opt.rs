@@ -82,7 +82,8 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
-        |file, text| {
+        |file, source| {
+            let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);
             let mut modules = Vec::with_capacity(parts.len());
             let mut errors = Vec::new();
@@ -95,12 +96,13 @@ pub fn run(args: Args) -> Outcome {
             if !errors.is_empty() {
                 return FileOutput::failure(diagnostics(file, text, errors));
             }
-            let mut out = String::with_capacity(text.len() + text.len() / 8);
+            // The modules hold all they need of the text; errors read it again.
+            source.release();
             let mut notes = String::new();
             let mut warnings = Vec::new();
             let mut timings = Vec::new();
             let mut json_modules = Vec::new();
-            for (index, module) in modules.iter_mut().enumerate() {
+            for module in modules.iter_mut() {
                 let options = PipelineOptions {
                     verify_after_change: !args.no_verify,
                     dump: dump.clone().map(|mut d| {
@@ -144,15 +146,11 @@ pub fn run(args: Args) -> Outcome {
                         }
                     }
                     Err(error) => {
-                        let mut output = FileOutput::failure(diagnostics(file, text, vec![error]));
+                        let mut output = FileOutput::failure(source.diagnostics(vec![error]));
                         output.notes = notes;
                         return output;
                     }
                 }
-                if index > 0 {
-                    out.push_str("// -----\n\n");
-                }
-                out.push_str(&hlo_layout::print::print_ir_module(module));
                 if json_wanted {
                     json_modules.push(
                         serde_json::to_value(hlo_layout::analysis::json::module_json(module))
@@ -166,9 +164,19 @@ pub fn run(args: Args) -> Outcome {
             if args.timing {
                 json.insert("timing".into(), Value::Array(timings));
             }
-            let mut output = FileOutput::success(out, json);
+            let mut output = FileOutput::success(String::new(), json);
             output.notes = notes;
-            super::drop_aside(modules);
+            output.write = Some(Box::new(move |to| {
+                let mut written = Ok(());
+                for (index, module) in modules.iter().enumerate() {
+                    if index > 0 {
+                        written = written.and_then(|()| to.write_all(b"// -----\n\n"));
+                    }
+                    written = written.and_then(|()| hlo_layout::print::write_ir_module(module, to));
+                }
+                super::drop_aside(modules);
+                written
+            }));
             output
         },
     )

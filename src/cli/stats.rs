@@ -5,7 +5,7 @@ use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -30,22 +30,28 @@ pub struct Args {
 
 pub fn run(args: Args) -> Outcome {
     let target = Target::from_name(&args.target).unwrap_or_else(Target::default_tpu);
+    let json_wanted = args.output.format == Format::Json;
     run_files(
         "stats",
         &args.files,
         &args.output,
         Header::Plain,
-        |file, text| {
-            let mut module = match hlo_layout::parse_module(text) {
+        |file, source| {
+            let mut module = match hlo_layout::parse_module(source.text()) {
                 Ok(module) => module,
-                Err(errors) => return FileOutput::failure(diagnostics(file, text, errors)),
+                Err(errors) => {
+                    return FileOutput::failure(diagnostics(file, source.text(), errors))
+                }
             };
+            // The module holds all it needs of the text; errors read it again.
+            source.release();
             if args.assign {
                 if let Err(error) = hlo_layout::assign::assign_layouts(&mut module, &target) {
-                    return FileOutput::failure(diagnostics(file, text, vec![error]));
+                    return FileOutput::failure(source.diagnostics(vec![error]));
                 }
             }
             let stats = hlo_layout::analysis::stats::module_stats(&module);
+            super::drop_aside(module);
             let layouts = if args.assign {
                 format!("layouts assigned for {}", target.name())
             } else {
@@ -61,10 +67,14 @@ pub fn run(args: Args) -> Outcome {
                     Value::Null
                 },
             );
-            json.insert(
-                "stats".into(),
-                serde_json::to_value(&stats).unwrap_or(Value::Null),
-            );
+            // The JSON view of a big module's statistics is many times its text; build it
+            // only when asked.
+            if json_wanted {
+                json.insert(
+                    "stats".into(),
+                    serde_json::to_value(&stats).unwrap_or(Value::Null),
+                );
+            }
             let text = format!("{layouts}\n{}", stats.to_text());
             FileOutput::success(text, json)
         },

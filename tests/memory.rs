@@ -1,0 +1,129 @@
+//! What writing a printed module holds (issue 32): `print::write_ir_module` writes the text
+//! as it is printed, so that a command's output is never held whole, and gives exactly what
+//! `print_ir_module` gives. Memory is counted by a global allocator that forwards to the
+//! system's; this file has one test, so no other test allocates while it counts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use hlo_layout::print::{ir_module_digest, print_ir_module, write_ir_module};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let live = LIVE.fetch_add(bytes, Relaxed) + bytes;
+    PEAK.fetch_max(live, Relaxed);
+}
+
+// SAFETY: every method forwards to the system allocator with the same arguments; the
+// counters are only read.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        System.dealloc(pointer, layout)
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        // Counted as the new block before the old one goes, as a moving realloc holds both.
+        grew(size);
+        let moved = System.realloc(pointer, layout, size);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        moved
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The most bytes live at once while `f` runs, beyond those live when it starts.
+fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let start = LIVE.load(Relaxed);
+    PEAK.store(start, Relaxed);
+    let result = f();
+    (result, PEAK.load(Relaxed).saturating_sub(start))
+}
+
+/// A module of `computations` called computations of `lines` instructions each, with
+/// metadata as long as real dumps carry, called in a chain from the entry.
+fn module_text(computations: usize, lines: usize) -> String {
+    let metadata = "metadata={op_name=\"jit(train_step)/jvp(transformer)/while/body/layer_12/attention/softmax/add\" \
+                    source_file=\"/workspace/projects/language_model/src/model/transformer.py\" source_line=123}";
+    let mut text = String::from("HloModule generated\n\n");
+    for c in 0..computations {
+        text.push_str(&format!(
+            "%body.{c} (p.{c}: f32[8,128]) -> f32[8,128] {{\n  %p.{c} = f32[8,128]{{1,0}} parameter(0)\n"
+        ));
+        let mut last = format!("p.{c}");
+        for i in 0..lines {
+            let op = if i + 1 == lines { "ROOT " } else { "" };
+            text.push_str(&format!(
+                "  {op}%a.{c}.{i} = f32[8,128]{{1,0}} add(%{last}, %p.{c}), {metadata}\n"
+            ));
+            last = format!("a.{c}.{i}");
+        }
+        text.push_str("}\n\n");
+    }
+    text.push_str(
+        "ENTRY %main (x: f32[8,128]) -> f32[8,128] {\n  %x = f32[8,128]{1,0} parameter(0)\n",
+    );
+    let mut last = "x".to_string();
+    for c in 0..computations {
+        let op = if c + 1 == computations { "ROOT " } else { "" };
+        text.push_str(&format!(
+            "  {op}%call.{c} = f32[8,128]{{1,0}} call(%{last}), to_apply=%body.{c}\n"
+        ));
+        last = format!("call.{c}");
+    }
+    text.push_str("}\n");
+    text
+}
+
+#[test]
+fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
+    // Under `print::PARALLEL_MIN_INSTRUCTIONS`, so printed on this thread alone.
+    let one_thread = hlo_layout::parse_module(&module_text(190, 100)).expect("parses");
+    let (printed, printing) = peak_during(|| print_ir_module(&one_thread));
+    let mut written = Vec::new();
+    let ((), writing) = peak_during(|| {
+        write_ir_module(&one_thread, &mut std::io::sink()).expect("a sink takes anything")
+    });
+    write_ir_module(&one_thread, &mut written).expect("a vector takes anything");
+    assert_eq!(written, printed.as_bytes());
+    // Printing holds the whole text; writing holds a chunk of it (and the printer's shape
+    // texts), whatever the module's size.
+    assert!(printed.len() > 4 << 20, "{} bytes printed", printed.len());
+    assert!(printing >= printed.len(), "{printing} bytes held to print");
+    assert!(
+        writing < printed.len() / 2,
+        "{writing} bytes held to write {} bytes",
+        printed.len()
+    );
+    let digest = {
+        use std::hash::Hasher;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        hasher.write(printed.as_bytes());
+        (printed.len() as u64, hasher.finish())
+    };
+    assert_eq!(ir_module_digest(&one_thread), digest);
+    drop((one_thread, printed, written));
+
+    // Over it: two threads, whose second share is joined in order.
+    let two_threads = hlo_layout::parse_module(&module_text(300, 100)).expect("parses");
+    let printed = print_ir_module(&two_threads);
+    let mut written = Vec::new();
+    write_ir_module(&two_threads, &mut written).expect("a vector takes anything");
+    assert_eq!(written, printed.as_bytes());
+}
