@@ -36,7 +36,10 @@
 //!   (`insert_before`, `replace_with_new`, the builders' instructions once added, the
 //!   copies and bitcasts passes insert) are new in the whole module, as XLA keeps them;
 //!   names read from text are kept as written.
-//! - [`mod@print`] prints a module's tree back as canonical text, shapes through [`ir`].
+//! - [`mod@print`] prints the IR as HLO text; the syntax tree's canonical printer
+//!   (`lower::canonical`, what `fmt` prints) belongs to lowering, since an attribute's
+//!   canonical text is what the IR keeps.
+//! - [`span`] is where text is: byte offsets every layer's reports carry.
 //! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
 //!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,
 //!   and its output follows the module's order (maps are `BTreeMap`s).
