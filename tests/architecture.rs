@@ -206,7 +206,8 @@ fn imports(
     files: &BTreeMap<Vec<String>, PathBuf>,
 ) -> BTreeSet<Vec<String>> {
     let bytes = code.as_bytes();
-    let mut found = BTreeSet::new();
+    // Where each path starts, with the module it is relative to.
+    let mut starts: Vec<(usize, Vec<String>)> = Vec::new();
     for (keyword, base) in [
         ("crate::", Vec::new()),
         ("super::", module[..module.len().saturating_sub(1)].to_vec()),
@@ -214,23 +215,8 @@ fn imports(
     ] {
         for (at, _) in code.match_indices(keyword) {
             let before = at.checked_sub(1).map(|i| bytes[i]);
-            if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
-                continue;
-            }
-            let mut cursor = at + keyword.len();
-            let mut paths = Vec::new();
-            paths_at(bytes, &mut cursor, &base, &mut paths);
-            for path in paths {
-                // The file is the longest prefix of the path that is a module file.
-                let file = (1..=path.len())
-                    .rev()
-                    .map(|n| path[..n].to_vec())
-                    .find(|prefix| files.contains_key(prefix));
-                if let Some(file) = file {
-                    if file != module {
-                        found.insert(file);
-                    }
-                }
+            if !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
+                starts.push((at + keyword.len(), base.clone()));
             }
         }
     }
@@ -246,21 +232,22 @@ fn imports(
         }
         let mut child = module.to_vec();
         child.push(code[start..at].to_string());
-        if !files.contains_key(&child) {
-            continue;
+        if files.contains_key(&child) {
+            starts.push((start, module.to_vec()));
         }
-        let mut cursor = start;
+    }
+    let mut found = BTreeSet::new();
+    for (mut cursor, base) in starts {
         let mut paths = Vec::new();
-        paths_at(bytes, &mut cursor, module, &mut paths);
+        paths_at(bytes, &mut cursor, &base, &mut paths);
         for path in paths {
+            // The file is the longest prefix of the path that is a module file.
             let file = (1..=path.len())
                 .rev()
                 .map(|n| path[..n].to_vec())
                 .find(|prefix| files.contains_key(prefix));
-            if let Some(file) = file {
-                if file != module {
-                    found.insert(file);
-                }
+            if let Some(file) = file.filter(|file| file != module) {
+                found.insert(file);
             }
         }
     }

@@ -546,50 +546,57 @@ fn opcode_attribute_inputs() -> Vec<(String, String)> {
     inputs
 }
 
-/// Issue 33: `assign` writes a module for every input `check` accepts, here over modules that
-/// together carry every opcode-specific attribute (the next test says so). Each assigns with
-/// the entry's layouts given and with `auto`, verifies in layout-sensitive mode and prints
-/// text that reads back to itself; `layout-assignment,simplify-layout-ops` runs on it too.
-#[test]
-fn every_opcode_specific_attribute_assigns() {
+/// Assigns `module` with the entry's layouts given and with `auto`; each result must verify
+/// in layout-sensitive mode and print text that reads back to itself. Then runs
+/// `layout-assignment,simplify-layout-ops,verify{layout-sensitive}` on it. `what` names the
+/// input in failure messages.
+fn assigns_both_ways_and_reads_back(module: &hlo_layout::ir::Module, what: &str) {
     use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
     use hlo_layout::pass::PipelineOptions;
     use hlo_layout::passes::parse_pipeline;
     let sensitive = VerifyOptions {
         layout_sensitive: true,
     };
-    let pipeline = parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
-        .expect("a pipeline");
+    for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+        let mut assigned = module.clone();
+        let options = AssignOptions {
+            entry_layouts,
+            ..AssignOptions::default()
+        };
+        assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
+            .unwrap_or_else(|e| panic!("{what} ({entry_layouts:?}): {e}"));
+        if let Err(errors) = verify(&assigned, &sensitive) {
+            panic!("{what} ({entry_layouts:?}) assigned does not verify: {errors:?}");
+        }
+        let printed = hlo_layout::print::print_ir_module(&assigned);
+        let back = hlo_layout::parse_module(&printed)
+            .unwrap_or_else(|e| panic!("{what} ({entry_layouts:?}) output: {e:?}"));
+        assert_eq!(
+            hlo_layout::print::print_ir_module(&back),
+            printed,
+            "{what} ({entry_layouts:?})"
+        );
+    }
+    let mut module = module.clone();
+    parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
+        .expect("a pipeline")
+        .instantiate("test", PipelineOptions::default())
+        .run(&mut module)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Issue 33: `assign` writes a module for every input `check` accepts, here over modules that
+/// together carry every opcode-specific attribute (the next test says so). Each assigns with
+/// the entry's layouts given and with `auto`, verifies in layout-sensitive mode and prints
+/// text that reads back to itself; `layout-assignment,simplify-layout-ops` runs on it too.
+#[test]
+fn every_opcode_specific_attribute_assigns() {
     for (name, text) in opcode_attribute_inputs() {
         let module = hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         if let Err(errors) = verify(&module, &VerifyOptions::default()) {
             panic!("{name} does not verify: {errors:?}");
         }
-        for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
-            let mut assigned = module.clone();
-            let options = AssignOptions {
-                entry_layouts,
-                ..AssignOptions::default()
-            };
-            assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
-                .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e}"));
-            if let Err(errors) = verify(&assigned, &sensitive) {
-                panic!("{name} ({entry_layouts:?}) assigned does not verify: {errors:?}");
-            }
-            let printed = hlo_layout::print::print_ir_module(&assigned);
-            let back = hlo_layout::parse_module(&printed)
-                .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}) output: {e:?}"));
-            assert_eq!(
-                hlo_layout::print::print_ir_module(&back),
-                printed,
-                "{name} ({entry_layouts:?})"
-            );
-        }
-        let mut module = module;
-        pipeline
-            .instantiate("test", PipelineOptions::default())
-            .run(&mut module)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assigns_both_ways_and_reads_back(&module, &name);
     }
 }
 
@@ -634,11 +641,7 @@ fn opcode_attribute_inputs_use_every_pair_of_the_table() {
 /// layout-sensitive mode and reads back, and runs `layout-assignment,simplify-layout-ops`.
 /// The verifier ignores layouts, so every permuted module is an input `check` accepts.
 mod opcode_attribute_inputs_with_any_layouts {
-    use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
     use hlo_layout::ir::shape::Shape;
-    use hlo_layout::ir::Target;
-    use hlo_layout::pass::PipelineOptions;
-    use hlo_layout::passes::parse_pipeline;
     use hlo_layout::verify::{verify, VerifyOptions};
     use proptest::prelude::*;
 
@@ -670,12 +673,6 @@ mod opcode_attribute_inputs_with_any_layouts {
         #![proptest_config(ProptestConfig::with_cases(24))]
         #[test]
         fn assign_verifies_and_reads_back(seeds in proptest::collection::vec(any::<u64>(), 1..64)) {
-            let sensitive = VerifyOptions {
-                layout_sensitive: true,
-            };
-            let pipeline =
-                parse_pipeline("layout-assignment,simplify-layout-ops,verify{layout-sensitive}")
-                    .expect("a pipeline");
             for (name, text) in super::opcode_attribute_inputs() {
                 let mut module = hlo_layout::parse_module(&text).unwrap();
                 let mut cycle = seeds.iter().copied().cycle();
@@ -689,26 +686,7 @@ mod opcode_attribute_inputs_with_any_layouts {
                 if let Err(errors) = verify(&module, &VerifyOptions::default()) {
                     panic!("{name}: {errors:?}\n{permuted}");
                 }
-                for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
-                    let mut assigned = module.clone();
-                    let options = AssignOptions {
-                        entry_layouts,
-                        ..AssignOptions::default()
-                    };
-                    assign_layouts_with(&mut assigned, &Target::default_tpu(), &options)
-                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e}\n{permuted}"));
-                    if let Err(errors) = verify(&assigned, &sensitive) {
-                        panic!("{name} ({entry_layouts:?}): {errors:?}\n{permuted}");
-                    }
-                    let printed = hlo_layout::print::print_ir_module(&assigned);
-                    let back = hlo_layout::parse_module(&printed)
-                        .unwrap_or_else(|e| panic!("{name} ({entry_layouts:?}): {e:?}\n{permuted}"));
-                    prop_assert_eq!(hlo_layout::print::print_ir_module(&back), printed);
-                }
-                pipeline
-                    .instantiate("test", PipelineOptions::default())
-                    .run(&mut module)
-                    .unwrap_or_else(|e| panic!("{name}: {e}\n{permuted}"));
+                super::assigns_both_ways_and_reads_back(&module, &format!("{name}\n{permuted}\n"));
             }
         }
     }

@@ -13,6 +13,7 @@ use hlo_layout::ir::attrs::{
 };
 use hlo_layout::ir::opcode::OpKind;
 use hlo_layout::ir::shape_inference::{self as infer, ShapeError};
+use hlo_layout::ir::vocabulary::split_top_level;
 use hlo_layout::ir::{ArrayShape, Opcode, Shape};
 
 fn corpus_dir() -> PathBuf {
@@ -26,35 +27,6 @@ struct Instruction<'a> {
     opcode: &'a str,
     operands: Vec<&'a str>,
     attrs: HashMap<&'a str, &'a str>,
-}
-
-/// Splits `text` at `separator` where it is outside brackets and strings.
-fn split_top_level(text: &str, separator: char) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ if c == separator && depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
 }
 
 /// The index just past the bracket that closes the one opening `text`.

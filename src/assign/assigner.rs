@@ -5,6 +5,7 @@
 use crate::ir::bitcast::{is_bitcast, Correspondence};
 use crate::ir::module::{Computation, ComputationId, InstrId, Instruction, Module};
 use crate::ir::opcode::Opcode;
+use crate::ir::permutation::transposed_minor_to_major;
 use crate::ir::shape::Shape;
 use crate::ir::Target;
 use crate::verify::header::entry_layout;
@@ -563,11 +564,7 @@ impl Assigner<'_> {
                 ) {
                     (Some(array), Some(operand_m2m), Some(permutation)) => {
                         // Result dim i is operand dim permutation[i]: keep the physical order.
-                        let m2m: Option<Vec<i64>> = operand_m2m
-                            .iter()
-                            .map(|&d| permutation.iter().position(|&p| p == d).map(|i| i as i64))
-                            .collect();
-                        match m2m {
+                        match transposed_minor_to_major(&operand_m2m, &permutation) {
                             Some(m2m) if m2m.len() == array.rank() => self.derive(
                                 &shape,
                                 Derivation::Leader {

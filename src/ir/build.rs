@@ -222,12 +222,11 @@ pub fn transpose(
         .layout
         .clone()
         .unwrap_or_else(|| Layout::descending(from.rank()));
-    layout.minor_to_major = layout
-        .minor_to_major
-        .iter()
-        .filter_map(|&d| permutation.iter().position(|&p| p == d).map(|i| i as i64))
-        .collect();
-    if layout.minor_to_major.len() == result.rank() {
+    if let Some(minor_to_major) =
+        super::permutation::transposed_minor_to_major(&layout.minor_to_major, permutation)
+            .filter(|m2m| m2m.len() == result.rank())
+    {
+        layout.minor_to_major = minor_to_major;
         result.layout = Some(layout);
     }
     let mut built = of_opcode(computation, Opcode::Transpose, result, &[operand]);

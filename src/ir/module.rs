@@ -1798,10 +1798,7 @@ impl Module {
             }
             computation.name = format!("{stem}.{n}");
         }
-        self.link_names();
-        let Some(shared) = self.names.0.clone() else {
-            unreachable!("link_names links the module's names")
-        };
+        let shared = self.link_names();
         // Renamed while detached, so that its old names are never counted in the module's.
         computation.module_names = SharedNames::default();
         let taken = |name: &str| {
@@ -1885,9 +1882,10 @@ impl Module {
 
     /// Counts the names of every instruction and links each computation to the count, so
     /// that a name one makes up is new in all; once, until computations are removed.
-    fn link_names(&mut self) {
-        if self.names.0.is_some() {
-            return;
+    /// Counts every name into the table the computations share, once, and returns it.
+    fn link_names(&mut self) -> Arc<std::sync::Mutex<ModuleNames>> {
+        if let Some(shared) = &self.names.0 {
+            return Arc::clone(shared);
         }
         let mut names = ModuleNames::default();
         names.hashes.reserve(self.instruction_count());
@@ -1900,7 +1898,8 @@ impl Module {
         for computation in &mut self.computations {
             computation.module_names = SharedNames(Some(shared.clone()));
         }
-        self.names = SharedNames(Some(shared));
+        self.names = SharedNames(Some(Arc::clone(&shared)));
+        shared
     }
 
     /// The entry computation.

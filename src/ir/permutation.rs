@@ -50,6 +50,20 @@ pub fn inverse(dims: &[i64]) -> Option<Vec<i64>> {
     Some(inverse)
 }
 
+/// The minor_to_major a transpose's result takes so that it keeps its operand's physical
+/// order (a transpose that moves no byte): result dim `i` is operand dim `permutation[i]`, so
+/// each operand dim of `operand_minor_to_major` becomes the result dim that reads it. `None`
+/// when a dim is not in `permutation`.
+pub fn transposed_minor_to_major(
+    operand_minor_to_major: &[i64],
+    permutation: &[i64],
+) -> Option<Vec<i64>> {
+    operand_minor_to_major
+        .iter()
+        .map(|&d| permutation.iter().position(|&p| p == d).map(|i| i as i64))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +81,20 @@ mod tests {
             prop_assert!(is_identity(&compose(&dims, &back).unwrap()));
             prop_assert!(is_identity(&compose(&back, &dims).unwrap()));
         }
+    }
+
+    #[test]
+    fn a_transpose_keeps_its_operands_physical_order() {
+        // f32[2,3]{1,0} transposed by {1,0} is f32[3,2]{0,1}.
+        assert_eq!(
+            transposed_minor_to_major(&[1, 0], &[1, 0]),
+            Some(vec![0, 1])
+        );
+        assert_eq!(
+            transposed_minor_to_major(&[2, 1, 0], &[1, 2, 0]),
+            Some(vec![1, 0, 2])
+        );
+        assert_eq!(transposed_minor_to_major(&[1, 0], &[0]), None);
     }
 
     #[test]
