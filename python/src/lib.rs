@@ -10,6 +10,7 @@ use std::sync::Arc;
 #[allow(dead_code)]
 #[path = "../../src/cli/allocator.rs"]
 mod allocator;
+mod text;
 
 #[global_allocator]
 static ALLOCATOR: allocator::Allocator = allocator::Allocator;
@@ -22,6 +23,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use text::Text;
 
 create_exception!(
     hlo_layout,
@@ -103,8 +105,9 @@ impl Failure {
 #[pyclass(frozen, module = "hlo_layout", name = "Module")]
 struct Module {
     module: Arc<hlo_layout::ir::Module>,
-    /// The text the module was parsed from: errors found later point into it.
-    source: Arc<str>,
+    /// The text the module was parsed from, Python's own buffer rather than a copy: errors
+    /// found later point into it.
+    source: Arc<Text>,
 }
 
 impl Module {
@@ -207,8 +210,8 @@ impl Module {
 ///
 /// >>> m = hlo_layout.parse(text)
 #[pyfunction]
-fn parse(py: Python<'_>, text: String) -> PyResult<Module> {
-    let source: Arc<str> = Arc::from(text);
+fn parse(py: Python<'_>, text: Text) -> PyResult<Module> {
+    let source = Arc::new(text);
     let parsing = source.clone();
     let parsed = py.detach(move || {
         hlo_layout::parse_module(&parsing)
@@ -286,7 +289,7 @@ fn assign<'py>(
 /// >>> hlo_layout.check(text)
 /// []
 #[pyfunction]
-fn check<'py>(py: Python<'py>, text: String) -> PyResult<Bound<'py, PyList>> {
+fn check<'py>(py: Python<'py>, text: Text) -> PyResult<Bound<'py, PyList>> {
     let diagnostics = py.detach(move || {
         let options = hlo_layout::verify::VerifyOptions::default();
         match hlo_layout::check::check_module_range(&text, 0..text.len(), &options) {

@@ -197,6 +197,23 @@ def test_a_bad_module_raises_hlo_error():
     assert "unexpected `parameter`" in str(error.value)
 
 
+NON_ASCII = 'HloModule m\n\nENTRY e {\n  ROOT p = f32[8] parameter(0), metadata={op_name="größe"}\n}\n'
+
+
+def test_text_that_is_not_ascii():
+    # The package reads Python's own UTF-8 buffer of the string, as the command reads the file.
+    module = hlo_layout.parse(NON_ASCII)
+    assert 'op_name="größe"' in str(module)
+    assert hlo_layout.parse(str(module)).to_json() == module.to_json()
+    bad = NON_ASCII.replace("ROOT p", "ROOT é")
+    (diagnostic,) = hlo_layout.check(bad)
+    label = diagnostic["labels"][0]
+    # Offsets and lengths count UTF-8 bytes, as the command's JSON does.
+    assert bad.encode()[label["offset"] : label["offset"] + label["length"]] == "é".encode()
+    with pytest.raises(TypeError):
+        hlo_layout.parse(NON_ASCII.encode())
+
+
 EXPLAINED = [
     ("f32[3,5]{1,0:T(2,2)}", [2, 3]),
     ("f32[3,5]{1,0:T(2,2)}", None),
