@@ -47,6 +47,33 @@ fn opcode_attribute_and_literal_errors() {
     });
 }
 
+/// A broken async chain written in text is lowering's error, as it is XLA's parser's
+/// (`tests/diagnostic_locations.rs`); one a pass builds through the API is the verifier's:
+/// here the operand of a `custom-call-done` moved off its `custom-call-start`.
+#[test]
+fn async_chain_broken_in_code() {
+    let text = "HloModule m\n\nENTRY main {\n  p = f32[4] parameter(0)\n  start = ((f32[4]), f32[4], s32[]) custom-call-start(p), custom_call_target=\"foo\"\n  ROOT done = f32[4] custom-call-done(start)\n}\n";
+    let mut module = hlo_layout::parse_module(text)
+        .unwrap_or_else(|errors| panic!("{}", common::render("chain", text, errors)));
+    assert_eq!(verify(&module, &PLAIN), Ok(()));
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let (done, p) = (computation.find("done"), computation.find("p"));
+    let (Some(done), Some(p)) = (done, p) else {
+        panic!("the module has `done` and `p`");
+    };
+    computation
+        .replace_operand(done, 0, p)
+        .expect("done has operand 0");
+    let errors = verify(&module, &PLAIN).expect_err("the chain is broken");
+    common::settings().bind(|| {
+        insta::assert_snapshot!(
+            "verify_async_chain_in_code",
+            common::render("chain.hlo", text, errors)
+        );
+    });
+}
+
 #[test]
 fn layout_errors_only_in_layout_sensitive_mode() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/verify/layouts.hlo");

@@ -168,6 +168,10 @@ struct Closed<'s> {
     /// Attributes that wrote computations in place; their texts are written once those
     /// computations have names.
     in_place: Vec<InPlaceAttribute<'s>>,
+    /// Whether a computation closed has an `-update` or `-done`, whose async chain is
+    /// checked once every computation is known (a chain's wrapped op may be the root of a
+    /// computation the other thread read).
+    async_chains: bool,
 }
 
 impl<'s> Closed<'s> {
@@ -193,6 +197,7 @@ impl<'s> Closed<'s> {
                     callees,
                 }),
         );
+        self.async_chains |= open.async_chains;
         self.computations.push(open.computation);
         id
     }
@@ -331,6 +336,8 @@ struct OpenComputation<'s> {
     /// over every instruction (a tenth of closing mixtral's computations).
     parameters: Vec<(i64, InstrId)>,
     shapes_to_infer: bool,
+    /// Whether an instruction continues an async chain (see [`Closed`]).
+    async_chains: bool,
 }
 
 impl<'s> OpenComputation<'s> {
@@ -346,6 +353,7 @@ impl<'s> OpenComputation<'s> {
             in_place: Vec::new(),
             parameters: Vec::new(),
             shapes_to_infer: false,
+            async_chains: false,
         }
     }
 
@@ -366,18 +374,24 @@ impl<'s> OpenComputation<'s> {
         Ok(id)
     }
 
-    /// What the computation's end needs to know of an instruction: its parameter number, and
-    /// whether its shape is left to infer.
-    fn to_note(instruction: &Instruction) -> (Option<i64>, bool) {
+    /// What the computation's end needs to know of an instruction: its parameter number,
+    /// whether its shape is left to infer, and whether it continues an async chain.
+    fn to_note(instruction: &Instruction) -> (Option<i64>, bool, bool) {
         let parameter = match instruction.payload {
             Payload::Parameter(number) if instruction.opcode == Opcode::Parameter => Some(number),
             _ => None,
         };
-        (parameter, !instruction.shape_written)
+        // Only these opcodes, and ones the table does not know (the sugar), can.
+        let continues = matches!(
+            instruction.opcode,
+            Opcode::AsyncUpdate | Opcode::AsyncDone | Opcode::Unknown(_)
+        ) && crate::verify::continues_async_chain(instruction);
+        (parameter, !instruction.shape_written, continues)
     }
 
-    fn note(&mut self, (parameter, to_infer): (Option<i64>, bool), id: InstrId) {
+    fn note(&mut self, (parameter, to_infer, continues): (Option<i64>, bool, bool), id: InstrId) {
         self.shapes_to_infer |= to_infer;
+        self.async_chains |= continues;
         if let Some(number) = parameter {
             self.parameters.push((number, id));
         }
@@ -738,6 +752,7 @@ impl<'s> ModuleLowering<'s> {
                     },
                 }
             }));
+        self.closed.async_chains |= closed.async_chains;
         self.closed.computations.extend(closed.computations);
     }
 
@@ -757,6 +772,7 @@ impl<'s> ModuleLowering<'s> {
             calls,
             in_place,
             taken: _,
+            async_chains,
         } = self.closed;
         let Some(last) = computations.len().checked_sub(1) else {
             return Err(vec![ModuleError::Empty {
@@ -845,12 +861,18 @@ impl<'s> ModuleLowering<'s> {
             module.attributes = attributes;
             module.tables = tables;
             module.style = style;
-            Ok(module)
-        } else {
-            // Called computations are resolved last; report in text order all the same.
-            errors.sort_by_key(error_start);
-            Err(errors)
+            // Only of a module that lowers: its every operand is linked and every call
+            // resolved, which the chain's checks read.
+            if async_chains {
+                errors = super::parser_checks::async_chains(&module, self.memo.source);
+            }
+            if errors.is_empty() {
+                return Ok(module);
+            }
         }
+        // Called computations are resolved last; report in text order all the same.
+        errors.sort_by_key(error_start);
+        Err(errors)
     }
 }
 

@@ -2,13 +2,17 @@
 //! where lowering reads the line, so that each error points at the token XLA points at
 //! (a literal's element, an attribute's name or value) rather than at the whole line. The
 //! verifier keeps the same rules for modules built in code; a module that breaks one here
-//! does not lower, so they are never reported twice.
+//! does not lower, so they are never reported twice. Async chains are checked once the
+//! module is whole ([`async_chains`]): XLA's parser checks them as it reads, so that a
+//! chain it refuses comes before any error of its verifier's (a shape its operands do not
+//! give), which it never reaches.
 
 use std::borrow::Cow;
 
 use super::canonical;
 use super::error::ModuleError;
 use crate::ir::attrs::{AttrError, ConvDimensionNumbers};
+use crate::ir::module::Module;
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::ArrayShape;
 use crate::syntax::ast::{Attribute, Delimiter, Span, Term, WordKind};
@@ -341,4 +345,34 @@ fn api_version(text: &str) -> Option<String> {
         | "API_VERSION_UNSPECIFIED" => None,
         other => Some(format!("Unknown API version: {other}")),
     }
+}
+
+/// The async chains XLA's parser refuses as it reads them: an `-update` or `-done` whose
+/// operand is no async op, or one of another wrapped op, computation or thread. The
+/// verdicts are the verifier's ([`crate::verify::async_chain_problems`]), made once the
+/// module is whole, where the computation a chain wraps is known (the other thread may have
+/// read it); each is reported at the token after its instruction, where XLA's parser stands
+/// once it has read it, with the instruction as a second label. `source` is the module's
+/// text, when lowering has it; without it, at the instruction.
+pub(crate) fn async_chains(module: &Module, source: Option<&str>) -> Vec<ModuleError> {
+    crate::verify::async_chain_problems(module)
+        .into_iter()
+        .map(|(instruction, problem)| {
+            let span = instruction.span;
+            let after = source.filter(|_| problem.found == crate::verify::Found::AfterInstruction);
+            match after {
+                Some(source) => ModuleError::InvalidAfter {
+                    message: problem.message,
+                    span: crate::syntax::token_after(source, span.end),
+                    label: "found once the instruction is read",
+                    fault: span,
+                    fault_label: "in this instruction",
+                },
+                None => ModuleError::Invalid {
+                    message: problem.message,
+                    span,
+                },
+            }
+        })
+        .collect()
 }

@@ -1,7 +1,8 @@
 //! Async chains: `async-start`/`-update`/`-done` and XLA's sugar (`custom-call-start`...).
 //! Shapes have the form `((operands...), output, context...)`, update and done take a start
 //! or update of the same wrapped op, computation and thread, and a wrapped computation
-//! belongs to one async op.
+//! belongs to one async op. Lowering reports the chains of text ([`chain_problems`]), as
+//! XLA's parser does; the verifier checks them for modules built in code.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +12,7 @@ use crate::ir::shape::Shape;
 
 use super::attributes::{async_sugar, AsyncPart};
 use super::callees::Indexed;
-use super::error::{Found, Problems, VerifyError};
+use super::error::{Found, Problem, Problems, VerifyError};
 use super::shapes::{compatible, strip_layouts};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
@@ -141,6 +142,61 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Pr
         return errors;
     };
     let previous = computation.instruction(operand);
+    errors.extend(chain(module, computation, id, operand));
+    // Shapes are compared only with an async op's.
+    if !matches!(
+        part_of(previous),
+        Some(AsyncPart::Start | AsyncPart::Update)
+    ) {
+        return errors;
+    }
+    match part {
+        AsyncPart::Update => {
+            if has_async_form(&instruction.shape)
+                && !compatible(&previous.shape, &instruction.shape)
+            {
+                errors.push_at(
+                    Found::AfterOperands,
+                    format!(
+                        "async-update has shape {} but its operand has {}",
+                        strip_layouts(&instruction.shape),
+                        strip_layouts(&previous.shape)
+                    ),
+                );
+            }
+        }
+        AsyncPart::Done => {
+            if let Shape::Tuple(elements) = &*previous.shape {
+                if let Some(output) = elements.get(1) {
+                    if has_async_form(&previous.shape) && !compatible(output, &instruction.shape) {
+                        errors.push(format!(
+                            "async-done has shape {} but the async output is {}",
+                            strip_layouts(&instruction.shape),
+                            strip_layouts(output)
+                        ));
+                    }
+                }
+            }
+        }
+        AsyncPart::Start => {}
+    }
+    errors
+}
+
+/// What XLA's parser checks of the chain that instruction `id` (an `-update` or `-done`)
+/// continues from its first operand `operand`: that operand is an async op, of the same
+/// wrapped op, computation and thread. Lowering reports these for text, as XLA's parser
+/// finds them before any of its verifier's ([`chain_problems`]); [`check`] checks them for
+/// modules built in code. Empty when the chain is sound.
+fn chain(
+    module: &Indexed<'_>,
+    computation: &Computation,
+    id: InstrId,
+    operand: InstrId,
+) -> Problems {
+    let instruction = computation.instruction(id);
+    let previous = computation.instruction(operand);
+    let mut errors = Problems::default();
     if !matches!(
         part_of(previous),
         Some(AsyncPart::Start | AsyncPart::Update)
@@ -184,37 +240,40 @@ pub fn check(module: &Indexed<'_>, computation: &Computation, id: InstrId) -> Pr
             );
         }
     }
-    match part {
-        AsyncPart::Update => {
-            if has_async_form(&instruction.shape)
-                && !compatible(&previous.shape, &instruction.shape)
-            {
-                errors.push_at(
-                    Found::AfterOperands,
-                    format!(
-                        "async-update has shape {} but its operand has {}",
-                        strip_layouts(&instruction.shape),
-                        strip_layouts(&previous.shape)
-                    ),
+    errors
+}
+
+/// Whether `instruction` continues an async chain: an `async-update` or `async-done`, or
+/// their sugar (`custom-call-done`, ...).
+pub(crate) fn continues_a_chain(instruction: &Instruction) -> bool {
+    matches!(
+        part(instruction),
+        Some((AsyncPart::Update | AsyncPart::Done, _))
+    )
+}
+
+/// The problems of every async chain of `module` that XLA's parser finds as it reads the
+/// text ([`chain`]), each with the instruction at fault, in computation order. An `-update`
+/// or `-done` without operands is left to the verifier's count of operands.
+pub(crate) fn chain_problems(module: &Module) -> Vec<(&Instruction, Problem)> {
+    let indexed = Indexed::new(module);
+    let mut problems = Vec::new();
+    for computation in module.computations() {
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            if !continues_a_chain(instruction) {
+                continue;
+            }
+            if let Some(&operand) = computation.operands(id).first() {
+                problems.extend(
+                    chain(&indexed, computation, id, operand)
+                        .into_iter()
+                        .map(|problem| (instruction, problem)),
                 );
             }
         }
-        AsyncPart::Done => {
-            if let Shape::Tuple(elements) = &*previous.shape {
-                if let Some(output) = elements.get(1) {
-                    if has_async_form(&previous.shape) && !compatible(output, &instruction.shape) {
-                        errors.push(format!(
-                            "async-done has shape {} but the async output is {}",
-                            strip_layouts(&instruction.shape),
-                            strip_layouts(output)
-                        ));
-                    }
-                }
-            }
-        }
-        AsyncPart::Start => {}
     }
-    errors
+    problems
 }
 
 fn part_of(instruction: &Instruction) -> Option<AsyncPart> {

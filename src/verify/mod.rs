@@ -228,6 +228,20 @@ pub(crate) fn async_start_callees(computation: &Computation) -> impl Iterator<It
     asynchronous::async_start_callees(computation)
 }
 
+/// Whether `instruction` continues an async chain (`async-update`, `async-done` or their
+/// sugar), whose chain lowering checks once the module is read ([`async_chain_problems`]).
+pub(crate) fn continues_async_chain(instruction: &Instruction) -> bool {
+    asynchronous::continues_a_chain(instruction)
+}
+
+/// The problems of `module`'s async chains that XLA's parser finds as it reads them (an
+/// `-update` or `-done` whose operand is no async op, or one of another wrapped op,
+/// computation or thread), each with its instruction: lowering reports them, before any
+/// of the verifier's, as XLA does. [`verify`] checks the same for modules built in code.
+pub(crate) fn async_chain_problems(module: &Module) -> Vec<(&Instruction, Problem)> {
+    asynchronous::chain_problems(module)
+}
+
 /// What is wrong with a `frontend_attributes` value, by XLA's grammar for it; lowering
 /// checks it where the text writes it.
 pub(crate) fn frontend_attributes_problems(value: &str) -> Vec<String> {
