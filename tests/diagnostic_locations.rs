@@ -140,6 +140,16 @@ fn checked_after_the_instruction() {
     );
 }
 
+/// An `-update` or `-done` whose operand is no async op is lowering's error, at the token
+/// after it (XLA: 7:1, the `}`, and 7:3, the `ROOT`), and comes first: XLA's parser checks
+/// the chain as it reads it, and never reaches the tuple above, whose operands do not give
+/// the shape it declares (its verifier's error, and ours).
+#[test]
+fn async_chain_before_a_shape_error_above() {
+    repro("async_done_without_start", "HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n  t = ((f32[2]), f32[2]) tuple(p, p)\n  ROOT d = f32[2] custom-call-done(t)\n}\n");
+    repro("async_update_without_start", "HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n  t = ((f32[2]), f32[2]) tuple(p, p)\n  u = ((f32[2]), f32[2]) custom-call-update(t)\n  ROOT d = f32[2] custom-call-done(u)\n}\n");
+}
+
 /// A rule XLA's parser checks once it has read the operands is reported at the token after
 /// their `)` (XLA: 11:35, the `,`).
 #[test]
@@ -326,11 +336,10 @@ fn first_diagnostic_points_where_xlas_err_does() {
 /// `tests/inputs/xla_parser_bad_locations.tsv`) our first diagnostic's first label matches;
 /// it may grow, never shrink. The verifier's errors that XLA's parser finds point where
 /// XLA's parser stands (`verify::Found`), and lowering's at the operand from its shape or
-/// past a parameter's number, and a syntax error in an operand at the operand. Those that
-/// still differ, 068 and 069: XLA's parser infers no shapes, so it passes the tuple on line 7
-/// whose declared shape its operands do not give (its verifier would refuse it) and reports
-/// the async error after it; we report the tuple first, in text order.
-const AGREEING_WITH_XLAS_FIRST_ERROR: usize = 86;
+/// past a parameter's number, and a syntax error in an operand at the operand. A broken
+/// async chain is lowering's error, as it is XLA's parser's, and so comes before a shape
+/// error of the verifier's above it (068 and 069). All 88 agree.
+const AGREEING_WITH_XLAS_FIRST_ERROR: usize = 88;
 
 #[test]
 fn first_diagnostic_against_xlas_first_error() {
