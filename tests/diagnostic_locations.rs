@@ -167,6 +167,16 @@ fn operand_count_at_the_operand_list() {
     );
 }
 
+/// A `tuple` takes as many operands as its declared shape has elements; XLA's parser counts
+/// them against it from the `(` (XLA: 5:34, "expects 2 operands, but has 1 operands").
+#[test]
+fn tuple_operand_count_at_the_operand_list() {
+    repro(
+        "tuple_operand_count",
+        "HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = (f32[2], f32[2]) tuple(p)\n}\n",
+    );
+}
+
 /// A compact tuple-element operand that leads nowhere is reported at the operand, from its
 /// shape (XLA: 5:26).
 #[test]

@@ -358,7 +358,8 @@ fn instruction(
     };
     match shapes::infer_instruction(instruction, &operands) {
         Ok(Some(inferred)) => {
-            if !shapes::equals_without_layouts(&inferred, &instruction.shape) {
+            let counted = tuple_operand_mismatch(instruction, operand_ids.len()).is_some();
+            if !counted && !shapes::equals_without_layouts(&inferred, &instruction.shape) {
                 let declared = shapes::strip_layouts(&instruction.shape);
                 push(Problem::from(format!(
                     "`{opcode}` has the declared shape {declared} but its operands and attributes \
@@ -569,5 +570,32 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
             )
             .found_at(found),
         );
+    } else if let Some(elements) = tuple_operand_mismatch(instruction, operand_count) {
+        // XLA's parser takes a tuple's operand count from its declared shape and counts
+        // the operands against it as it reads them.
+        errors.push(
+            VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "`tuple` of shape {} takes {elements} operands, found {operand_count}",
+                    shapes::strip_layouts(&instruction.shape)
+                ),
+            )
+            .found_at(Found::OperandList),
+        );
+    }
+}
+
+/// A `tuple`'s element count when its operand count is not that: its shape then cannot be
+/// what its operands give, and the count is the error to report.
+fn tuple_operand_mismatch(instruction: &Instruction, operand_count: usize) -> Option<usize> {
+    match &*instruction.shape {
+        Shape::Tuple(elements)
+            if instruction.opcode == Opcode::Tuple && elements.len() != operand_count =>
+        {
+            Some(elements.len())
+        }
+        _ => None,
     }
 }
