@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use crate::ir;
+use crate::ir::shape_text::push_shape;
 use crate::ir::vocabulary::HEADER_ORDER;
 use crate::lower::canonical::{attribute_rank, in_print_order};
 
@@ -268,118 +269,6 @@ fn push_int(out: &mut String, n: i64) {
     for &digit in &buffer[at..] {
         out.push(char::from(digit));
     }
-}
-
-fn push_ints(out: &mut String, values: &[i64]) {
-    for (i, &v) in values.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_int(out, v);
-    }
-}
-
-/// Appends a shape as its `Display` prints it (with layouts, or without them as in
-/// signatures), writing straight into `out`.
-fn push_shape(out: &mut String, shape: &ir::Shape, layouts: bool) {
-    match shape {
-        ir::Shape::Array(array) => push_array_shape(out, array, layouts),
-        ir::Shape::Tuple(elements) => {
-            out.push('(');
-            for (i, element) in elements.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                    if i % 5 == 0 {
-                        out.push_str("/*index=");
-                        push_int(out, i as i64);
-                        out.push_str("*/");
-                    }
-                }
-                push_shape(out, element, layouts);
-            }
-            out.push(')');
-        }
-        ir::Shape::Token => out.push_str("token[]"),
-        ir::Shape::Opaque => out.push_str("opaque[]"),
-        ir::Shape::Buffer(array) => {
-            out.push_str("b(");
-            push_array_shape(out, array, layouts);
-            out.push(')');
-        }
-    }
-}
-
-fn push_array_shape(out: &mut String, array: &ir::ArrayShape, layouts: bool) {
-    out.push_str(array.element_type.name());
-    out.push('[');
-    for (i, dim) in array.dims.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        match dim {
-            ir::Dim::Static(n) => push_int(out, *n),
-            ir::Dim::Bounded(n) => {
-                out.push_str("<=");
-                push_int(out, *n);
-            }
-            ir::Dim::Unbounded => out.push('?'),
-        }
-    }
-    out.push(']');
-    let Some(layout) = array.layout.as_ref().filter(|_| layouts) else {
-        return;
-    };
-    if array.dims.is_empty() && !layout.has_attributes() {
-        return;
-    }
-    // The attributes TPU layouts use are written here; rarer ones go through `Display`.
-    let common = layout.dim_level_types.is_empty()
-        && layout.index_primitive_type.is_none()
-        && layout.pointer_primitive_type.is_none()
-        && layout.split_configs.is_empty()
-        && layout.physical_shape.is_none()
-        && layout.dynamic_shape_metadata_prefix_bytes == 0;
-    if !common {
-        let _ = write!(out, "{layout}");
-        return;
-    }
-    out.push('{');
-    push_ints(out, &layout.minor_to_major);
-    if layout.has_attributes() {
-        out.push(':');
-    }
-    if !layout.tiles.is_empty() {
-        out.push('T');
-        for tile in &layout.tiles {
-            out.push('(');
-            for (i, dim) in tile.dims.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                match dim {
-                    ir::shape::TileDim::Size(n) => push_int(out, *n),
-                    ir::shape::TileDim::Combine => out.push('*'),
-                }
-            }
-            out.push(')');
-        }
-    }
-    if layout.tail_padding_alignment != 1 {
-        out.push_str("L(");
-        push_int(out, layout.tail_padding_alignment);
-        out.push(')');
-    }
-    if layout.element_size_in_bits != 0 {
-        out.push_str("E(");
-        push_int(out, layout.element_size_in_bits);
-        out.push(')');
-    }
-    if layout.memory_space != 0 {
-        out.push_str("S(");
-        push_int(out, layout.memory_space);
-        out.push(')');
-    }
-    out.push('}');
 }
 
 /// The text of each instruction shape printed so far, by the shape's address: instructions

@@ -5,9 +5,9 @@
 //!
 //! A [`Layout`] is plain data; [`Layout::check_for_rank`] states which layouts are valid for
 //! an array of a given rank, and `ir::tiling` gives a valid layout its meaning in memory.
+//! Their text is written by `ir::shape_text`, which their `Display` impls call.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use super::primitive::PrimitiveType;
 
@@ -220,64 +220,6 @@ impl<'a> Iterator for Leaves<'a> {
                 Shape::Tuple(elements) => self.open_tuples.push(elements.iter()),
                 Shape::Token | Shape::Opaque | Shape::Buffer(_) => {}
             }
-        }
-    }
-}
-
-impl fmt::Display for Dim {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Dim::Static(n) => f.write_str(itoa::Buffer::new().format(*n)),
-            Dim::Bounded(n) => {
-                f.write_str("<=")?;
-                f.write_str(itoa::Buffer::new().format(*n))
-            }
-            Dim::Unbounded => f.write_str("?"),
-        }
-    }
-}
-
-/// `f32[2,3]{1,0}`; a scalar whose layout carries nothing prints as `f32[]`.
-impl fmt::Display for ArrayShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Parts are written by calling their `fmt`, not through `write!`, which costs more
-        // than printing most shapes does.
-        f.write_str(self.element_type.name())?;
-        f.write_str("[")?;
-        write_joined(f, &self.dims, ",")?;
-        f.write_str("]")?;
-        if let Some(layout) = &self.layout {
-            if !self.dims.is_empty() || layout.has_attributes() {
-                fmt::Display::fmt(layout, f)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Tuples print as `(a, b, c, d, e, /*index=5*/f)`, as XLA does.
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Shape::Array(array) => fmt::Display::fmt(array, f),
-            Shape::Tuple(elements) => {
-                f.write_str("(")?;
-                for (i, element) in elements.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                        if i % 5 == 0 {
-                            f.write_str("/*index=")?;
-                            f.write_str(itoa::Buffer::new().format(i))?;
-                            f.write_str("*/")?;
-                        }
-                    }
-                    fmt::Display::fmt(element, f)?;
-                }
-                f.write_str(")")
-            }
-            Shape::Token => f.write_str("token[]"),
-            Shape::Opaque => f.write_str("opaque[]"),
-            Shape::Buffer(array) => write!(f, "b({array})"),
         }
     }
 }
@@ -618,114 +560,6 @@ impl Layout {
         }
         errors
     }
-}
-
-impl fmt::Display for TileDim {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TileDim::Size(n) => write!(f, "{n}"),
-            TileDim::Combine => f.write_str("*"),
-        }
-    }
-}
-
-impl fmt::Display for Tile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("(")?;
-        write_joined(f, &self.dims, ",")?;
-        f.write_str(")")
-    }
-}
-
-impl fmt::Display for DimLevelType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.level.letter())?;
-        if self.not_unique {
-            f.write_str("+")?;
-        }
-        if self.not_ordered {
-            f.write_str("~")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for SplitConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}:", self.dimension)?;
-        write_joined(f, &self.split_indices, ",")?;
-        f.write_str(")")
-    }
-}
-
-/// Prints `{1,0:T(8,128)}` in XLA's attribute order: D, T, L, #, *, E, S, SC, P, M.
-impl fmt::Display for Layout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("{")?;
-        let mut digits = itoa::Buffer::new();
-        for (i, dim) in self.minor_to_major.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            f.write_str(digits.format(*dim))?;
-        }
-        if self.has_attributes() {
-            f.write_str(":")?;
-        }
-        if !self.dim_level_types.is_empty() {
-            f.write_str("D(")?;
-            write_joined(f, &self.dim_level_types, ",")?;
-            f.write_str(")")?;
-        }
-        if !self.tiles.is_empty() {
-            f.write_str("T")?;
-            for tile in &self.tiles {
-                write!(f, "{tile}")?;
-            }
-        }
-        if self.tail_padding_alignment != 1 {
-            write!(f, "L({})", self.tail_padding_alignment)?;
-        }
-        if let Some(ty) = self.index_primitive_type {
-            write!(f, "#({ty})")?;
-        }
-        if let Some(ty) = self.pointer_primitive_type {
-            write!(f, "*({ty})")?;
-        }
-        if self.element_size_in_bits != 0 {
-            write!(f, "E({})", self.element_size_in_bits)?;
-        }
-        if self.memory_space != 0 {
-            write!(f, "S({})", self.memory_space)?;
-        }
-        if !self.split_configs.is_empty() {
-            f.write_str("SC")?;
-            for config in &self.split_configs {
-                write!(f, "{config}")?;
-            }
-        }
-        if let Some(shape) = &self.physical_shape {
-            write!(f, "P({shape})")?;
-        }
-        if self.dynamic_shape_metadata_prefix_bytes != 0 {
-            write!(f, "M({})", self.dynamic_shape_metadata_prefix_bytes)?;
-        }
-        f.write_str("}")
-    }
-}
-
-pub(crate) fn write_joined<T: fmt::Display>(
-    f: &mut fmt::Formatter<'_>,
-    items: &[T],
-    separator: &str,
-) -> fmt::Result {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            f.write_str(separator)?;
-        }
-        item.fmt(f)?;
-    }
-    Ok(())
 }
 
 /// The padding of the "Shapes and layout" document, which predates tiles: each logical dim

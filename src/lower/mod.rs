@@ -125,7 +125,8 @@ impl LineErrors {
 
     fn opcode(&mut self, word: &crate::syntax::ast::Word<'_>) {
         let opcode = crate::ir::opcode::Opcode::from_name(word.text);
-        self.errors.extend(module::unknown_opcode(&opcode, word));
+        self.errors
+            .extend(parser_checks::unknown_opcode(&opcode, word));
     }
 }
 

@@ -1,11 +1,11 @@
-//! Rules of meaning that XLA's parser applies as it reads an instruction's line, checked
-//! where lowering reads the line, so that each error points at the token XLA points at
-//! (a literal's element, an attribute's name or value) rather than at the whole line. The
-//! verifier keeps the same rules for modules built in code; a module that breaks one here
-//! does not lower, so they are never reported twice. Async chains are checked once the
-//! module is whole ([`async_chains`]): XLA's parser checks them as it reads, so that a
-//! chain it refuses comes before any error of its verifier's (a shape its operands do not
-//! give), which it never reaches.
+//! Rules of meaning that XLA's parser applies as it reads an instruction's line (or the
+//! header's), checked where lowering reads the line, so that each error points at the
+//! token XLA points at (a literal's element, an attribute's name or value, an opcode)
+//! rather than at the whole line. The verifier keeps the same rules for modules built in
+//! code; a module that breaks one here does not lower, so they are never reported twice.
+//! Async chains are checked once the module is whole ([`async_chains`]): XLA's parser
+//! checks them as it reads, so that a chain it refuses comes before any error of its
+//! verifier's (a shape its operands do not give), which it never reaches.
 
 use std::borrow::Cow;
 
@@ -15,7 +15,7 @@ use crate::ir::attrs::{AttrError, ConvDimensionNumbers};
 use crate::ir::module::Module;
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::ArrayShape;
-use crate::syntax::ast::{Attribute, Delimiter, Span, Term, WordKind};
+use crate::syntax::ast::{self, Attribute, Delimiter, Span, Term, WordKind};
 use crate::verify::literals::{self, Piece, Pieces};
 
 /// The problems of a constant's literal `term` (printed as `text`) for an array `shape`,
@@ -375,4 +375,116 @@ pub(crate) fn async_chains(module: &Module, source: Option<&str>) -> Vec<ModuleE
             }
         })
         .collect()
+}
+
+/// XLA's parser takes each attribute once.
+pub(super) fn check_unique_attributes(
+    attributes: &[ast::Attribute<'_>],
+    errors: &mut Vec<ModuleError>,
+) {
+    for (i, attribute) in attributes.iter().enumerate() {
+        if attributes[..i]
+            .iter()
+            .any(|a| a.name.text == attribute.name.text)
+        {
+            errors.push(ModuleError::Invalid {
+                message: format!("attribute {} already exists", attribute.name.text),
+                span: attribute.name.span,
+            });
+        }
+    }
+}
+
+/// XLA's parser refuses an opcode it does not know where the opcode is written; it knows
+/// its async sugar (`custom-call-start`).
+pub(crate) fn unknown_opcode(opcode: &Opcode, word: &ast::Word<'_>) -> Option<ModuleError> {
+    match opcode {
+        Opcode::Unknown(_) if crate::verify::attributes::async_sugar(opcode).is_none() => {
+            Some(ModuleError::UnknownOpcode {
+                name: word.text.to_string(),
+                span: word.span,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// XLA's parser reads `frontend_attributes` by its own grammar, and points at the attribute
+/// when the value does not follow it.
+pub(super) fn check_frontend_attributes(
+    attributes: &[ast::Attribute<'_>],
+    errors: &mut Vec<ModuleError>,
+) {
+    for attribute in attributes {
+        if attribute.name.text != "frontend_attributes" {
+            continue;
+        }
+        // A value that does not print is reported where it is lowered.
+        let Ok(value) = canonical::attribute_value_text(attribute, 0) else {
+            continue;
+        };
+        for message in crate::verify::frontend_attributes_problems(&value) {
+            errors.push(ModuleError::Invalid {
+                message,
+                span: attribute.span,
+            });
+        }
+    }
+}
+
+/// The header attributes XLA's parser refuses: names it does not read, and
+/// `input_output_alias` or `buffer_donor` values outside their grammar. Each is reported at
+/// the attribute, where XLA points.
+pub(super) fn check_header_attributes(
+    attributes: &[ast::Attribute<'_>],
+    errors: &mut Vec<ModuleError>,
+) {
+    for attribute in attributes {
+        let name = attribute.name.text;
+        if !crate::ir::vocabulary::HEADER_ORDER.contains(&name) {
+            errors.push(ModuleError::UnknownHeaderAttribute {
+                name: name.to_string(),
+                allowed: crate::ir::vocabulary::HEADER_ORDER.join(", "),
+                span: attribute.name.span,
+            });
+            continue;
+        }
+        let Ok(value) = canonical::attribute_value_text(attribute, 0) else {
+            continue;
+        };
+        errors.extend(header_grammar(
+            name,
+            &value,
+            &attribute.value,
+            attribute.span,
+        ));
+    }
+}
+
+/// XLA reads one value per attribute and refuses what follows it (`channel_id=1x`,
+/// `custom_call_target="f"3`); only these attributes are written as several terms:
+/// `replica_groups=[2,4]<=[8]`, `mesh[...] {'x'}`, `device_ids=(...) {'x'}` after a mesh,
+/// `literal=f32[] 1` and `outfeed_shape=f32[4]{0}`.
+pub(super) fn check_single_values(
+    attributes: &[ast::Attribute<'_>],
+    errors: &mut Vec<ModuleError>,
+) {
+    for attribute in attributes {
+        let Some(extra) = attribute.value.get(1) else {
+            continue;
+        };
+        let several = matches!(
+            attribute.name.text,
+            "replica_groups" | "device_ids" | "literal" | "outfeed_shape"
+        );
+        if !several {
+            errors.push(ModuleError::Invalid {
+                message: format!(
+                    "`{}` takes one value; XLA refuses what follows it",
+                    attribute.name.text
+                ),
+                span: extra.span(),
+            });
+        }
+    }
 }

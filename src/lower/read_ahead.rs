@@ -18,7 +18,9 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::module::{LoweredPreamble, ModuleLowering, Prelowered, Prelowering, PreparedOperand};
+use super::module::computation::PreparedOperand;
+use super::module::prelower::{Prelowered, Prelowering};
+use super::module::{LoweredPreamble, ModuleLowering};
 use crate::syntax::ast::{self, Sink};
 use crate::syntax::SyntaxError;
 

@@ -723,6 +723,21 @@ impl ShapeLowering<'_> {
     }
 }
 
+/// Gives every array without a layout XLA's default, as XLA's parser does.
+pub(super) fn with_default_layouts(mut shape: Shape) -> Shape {
+    fn fill(shape: &mut Shape) {
+        match shape {
+            Shape::Array(array) | Shape::Buffer(array) if array.layout.is_none() => {
+                array.layout = Some(crate::ir::Layout::descending(array.rank()));
+            }
+            Shape::Tuple(elements) => elements.iter_mut().for_each(fill),
+            _ => {}
+        }
+    }
+    fill(&mut shape);
+    shape
+}
+
 #[cfg(test)]
 mod tests {
     use super::int_list;

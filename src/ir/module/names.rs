@@ -1,0 +1,93 @@
+//! The names of a module's instructions, as its computations share them: a table of their
+//! hashes, which every computation handed out to edit is linked to, so that a name one of
+//! them makes up is new in the whole module, as XLA's `NameUniquer` keeps it.
+//!
+//! Invariant: a linked table counts every name of every instruction of the module's
+//! computations, once per instruction; a clone of a computation is linked to none.
+
+use std::sync::Arc;
+
+/// The names of every instruction of a module, shared by its computations, so that a name
+/// one of them makes up is new in all of them, as XLA's module-wide `NameUniquer` keeps it.
+/// Only hashes are kept: a hash that two names share makes a made-up name skip one that was
+/// free, which costs nothing, and keeps the table a word or two per instruction.
+#[derive(Debug, Default)]
+pub(super) struct ModuleNames {
+    /// How many instructions of the module have a name of this hash.
+    pub(super) hashes: rustc_hash::FxHashMap<u64, u32>,
+    /// Next suffix to try per name stem, module-wide.
+    pub(super) next_suffix: rustc_hash::FxHashMap<String, u64>,
+}
+
+impl ModuleNames {
+    pub(super) fn add(&mut self, hash: u64) {
+        *self.hashes.entry(hash).or_insert(0) += 1;
+    }
+
+    pub(super) fn remove(&mut self, hash: u64) {
+        if let std::collections::hash_map::Entry::Occupied(mut count) = self.hashes.entry(hash) {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
+            }
+        }
+    }
+
+    pub(super) fn holds(&self, hash: u64) -> bool {
+        self.hashes.contains_key(&hash)
+    }
+}
+
+/// A computation's link to its module's [`ModuleNames`]; a clone is not in the module, so it
+/// has none (a module that takes it links it anew).
+#[derive(Default)]
+pub(super) struct SharedNames(pub(super) Option<Arc<std::sync::Mutex<ModuleNames>>>);
+
+// A table of every name's hash says nothing to a reader of a module's `Debug` text.
+impl std::fmt::Debug for SharedNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = if self.0.is_some() {
+            "linked"
+        } else {
+            "unlinked"
+        };
+        write!(f, "SharedNames({state})")
+    }
+}
+
+impl Clone for SharedNames {
+    fn clone(&self) -> SharedNames {
+        SharedNames(None)
+    }
+}
+
+impl SharedNames {
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut ModuleNames) -> R) -> Option<R> {
+        let shared = self.0.as_ref()?;
+        // A panic while the lock was held cannot leave the counts half updated: each update
+        // is one map operation.
+        let mut names = shared.lock().unwrap_or_else(|e| e.into_inner());
+        Some(f(&mut names))
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+/// `base` without a numeric suffix (`copy.3` -> `copy`), as XLA's `NameUniquer` reads it.
+pub(super) fn name_stem(base: &str) -> &str {
+    match base.rsplit_once('.') {
+        Some((stem, suffix))
+            if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            stem
+        }
+        _ => base,
+    }
+}
+
+/// The hash of an instruction name in [`Computation`]'s name index.
+pub(super) fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}

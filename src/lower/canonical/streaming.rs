@@ -1,0 +1,109 @@
+//! Formatting a module as the parser reads it: the header, the tables and each instruction
+//! line are printed as they come and dropped, so that only one line's tree is held.
+//!
+//! Invariant: the text printed is what printing the whole tree gives; whenever the parser
+//! reads the text again or the text has an error, what was printed is dropped and the
+//! caller prints the whole tree, which reports every error in order.
+
+use super::printer::Printer;
+use crate::syntax::ast::{self, Attribute, Instruction};
+
+/// Parses `source[range]` and prints it as [`print_module`] prints the whole tree, one
+/// computation at a time as the parser reads it: the tree of only one computation is held, so
+/// formatting takes memory for the text and the output, not for the module's tree (a tree is
+/// several times its text). `None` when the text does not parse or print that way (it has an
+/// error, or is a lone instruction): the caller then parses the whole tree, which reports
+/// every error in order.
+pub(crate) fn format_streaming(source: &str, range: std::ops::Range<usize>) -> Option<String> {
+    let mut sink = StreamingPrinter {
+        printer: Printer {
+            out: String::with_capacity(range.len() + range.len() / 8),
+            errors: Vec::new(),
+        },
+        open: false,
+        tables_printed: false,
+        tables_closed: false,
+        last_start: None,
+        restarted: false,
+    };
+    let module = crate::syntax::parse_module_into(source, range, &mut sink).ok()?;
+    let complete = module.instruction.is_none()
+        && module.header.is_none()
+        && module.tables.is_empty()
+        && module.computations.is_empty();
+    if !complete || sink.restarted || sink.open {
+        return None;
+    }
+    sink.close_tables();
+    sink.printer.finish().ok()
+}
+
+/// The [`ast::Sink`] of [`format_streaming`]: prints the header and tables as they come, and
+/// each instruction line as it is read, then drops it (a computation's tree is several times
+/// its text, and one computation can be a quarter of a module).
+struct StreamingPrinter {
+    printer: Printer,
+    /// Inside a computation, whose instructions are printed as they come.
+    open: bool,
+    tables_printed: bool,
+    tables_closed: bool,
+    last_start: Option<usize>,
+    /// The parser read the text again (its fast attempt failed): what was printed is void.
+    restarted: bool,
+}
+
+impl StreamingPrinter {
+    /// The blank line after the last table, printed before the first computation.
+    fn close_tables(&mut self) {
+        if self.tables_printed && !self.tables_closed {
+            self.printer.out.push('\n');
+        }
+        self.tables_closed = true;
+    }
+}
+
+impl<'s> ast::Sink<'s> for StreamingPrinter {
+    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
+        if !self.printer.out.is_empty() {
+            self.restarted = true;
+        }
+        self.printer.header(&header);
+        None
+    }
+
+    fn table(&mut self, table: ast::Table<'s>) -> Option<ast::Table<'s>> {
+        if self.tables_closed {
+            self.restarted = true;
+        }
+        self.printer.tables(std::slice::from_ref(&table));
+        // `tables` ends the list with a blank line; it comes once, after the last table.
+        self.printer.out.pop();
+        self.tables_printed = true;
+        None
+    }
+
+    fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
+        if self.open || self.last_start.is_some_and(|last| head.start <= last) {
+            self.restarted = true;
+        }
+        self.last_start = Some(head.start);
+        self.close_tables();
+        self.open = true;
+        self.printer
+            .computation_head(head.entry, &head.name, &head.signature);
+    }
+
+    fn instruction(&mut self, instruction: Instruction<'s>) {
+        if self.open {
+            self.printer.body(std::slice::from_ref(&instruction), 2);
+        }
+    }
+
+    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, _end: usize) {
+        if self.open {
+            self.printer.computation_end(&attributes);
+            self.printer.out.push_str("\n\n");
+            self.open = false;
+        }
+    }
+}
