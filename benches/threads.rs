@@ -1,0 +1,151 @@
+//! One thread against two, stage by stage, on the files given: whether each stage's
+//! two-thread path pays on them. Not a test:
+//!
+//! ```text
+//! HLO_THREADS_FILES=a.hlo:b.hlo cargo run --release --example threads_bench
+//! ```
+//!
+//! Each stage (`HLO_THREADS_STAGES`, default `syntax,parse,print,verify,check`) is timed on
+//! one thread and on two, with the two-thread path taken whatever the module's size; the
+//! two runs alternate, each first in turn, so that a slow spell of the machine touches both
+//! alike. The best of `HLO_BENCH_REPEATS` (default 7) runs of each is kept, and the whole is
+//! repeated `HLO_THREADS_ROUNDS` times (default 2). A small module is run several times in
+//! one timing, so that each timing takes a few milliseconds.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+mod common;
+
+/// How one stage runs on a file, given whether to use two threads.
+type Stage<'a> = Box<dyn Fn(bool) + 'a>;
+
+fn main() {
+    let files: Vec<PathBuf> = std::env::var("HLO_THREADS_FILES")
+        .map(|files| std::env::split_paths(&files).collect())
+        .unwrap_or_default();
+    if files.is_empty() {
+        println!("no files: set HLO_THREADS_FILES=a.hlo:b.hlo");
+        return;
+    }
+    let stages = std::env::var("HLO_THREADS_STAGES")
+        .unwrap_or_else(|_| "syntax,parse,print,verify,check".into());
+    let repeats = common::repeats(7);
+    let rounds: usize = std::env::var("HLO_THREADS_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(2);
+    let options = hlo_layout::verify::VerifyOptions::default();
+    println!(
+        "{:34} {:>8} {:>8} {:8} {:>10} {:>10} {:>6}",
+        "file", "MB", "instr", "stage", "1 thread", "2 threads", "1/2"
+    );
+    for round in 1..=rounds {
+        println!("round {round}");
+        for path in &files {
+            let text = std::fs::read_to_string(path).expect("readable file");
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let ranges = hlo_layout::syntax::split_modules(&text);
+            let modules: Vec<hlo_layout::ir::Module> = ranges
+                .iter()
+                .map(|range| hlo_layout::parse_module_range(&text, range.clone()))
+                .collect::<Result<_, _>>()
+                .expect("the module parses");
+            let instructions: usize = modules.iter().map(|m| m.instruction_count()).sum();
+            // Runs in one timing: about 4 MB of text.
+            let inner = (4_000_000 / text.len().max(1)).max(1);
+            let min_bytes = |two: bool| if two { 0 } else { usize::MAX };
+            let all: Vec<(&str, Stage<'_>)> = vec![
+                (
+                    "syntax",
+                    Box::new(|two| {
+                        for range in &ranges {
+                            let tree = hlo_layout::syntax::parse_module_range_cut(
+                                &text,
+                                range.clone(),
+                                min_bytes(two),
+                            );
+                            assert!(tree.is_ok());
+                        }
+                    }),
+                ),
+                (
+                    "parse",
+                    Box::new(|two| {
+                        for range in &ranges {
+                            let module = hlo_layout::parse_module_range_cut(
+                                &text,
+                                range.clone(),
+                                min_bytes(two),
+                            );
+                            assert!(module.is_ok());
+                        }
+                    }),
+                ),
+                (
+                    "print",
+                    Box::new(|two| {
+                        for module in &modules {
+                            let printed =
+                                hlo_layout::print::print_ir_module_on(module, min_bytes(two));
+                            assert!(!printed.is_empty());
+                        }
+                    }),
+                ),
+                (
+                    "verify",
+                    Box::new(|two| {
+                        for module in &modules {
+                            let verified =
+                                hlo_layout::verify::verify_on(module, &options, min_bytes(two));
+                            assert!(verified.is_ok());
+                        }
+                    }),
+                ),
+                (
+                    "check",
+                    Box::new(|two| {
+                        for range in &ranges {
+                            let verdict = hlo_layout::check::check_on(
+                                &text,
+                                range.clone(),
+                                &options,
+                                min_bytes(two),
+                                &|_| {},
+                            );
+                            assert_eq!(verdict, Some(true));
+                        }
+                    }),
+                ),
+            ];
+            for (stage, run) in &all {
+                if !stages.split(',').any(|s| s.trim() == *stage) {
+                    continue;
+                }
+                let mut best = [f64::INFINITY; 2];
+                for repeat in 0..repeats {
+                    for turn in 0..2 {
+                        let two = (repeat + turn) % 2 == 1;
+                        let start = Instant::now();
+                        for _ in 0..inner {
+                            run(two);
+                        }
+                        let seconds = start.elapsed().as_secs_f64() / inner as f64;
+                        let best = &mut best[usize::from(two)];
+                        *best = best.min(seconds);
+                    }
+                }
+                println!(
+                    "{:34} {:8.3} {:8} {:8} {:8.3}ms {:8.3}ms {:6.2}",
+                    name,
+                    text.len() as f64 / 1e6,
+                    instructions,
+                    stage,
+                    best[0] * 1e3,
+                    best[1] * 1e3,
+                    best[0] / best[1]
+                );
+            }
+        }
+    }
+}
