@@ -32,9 +32,9 @@ fn main() {
         .into_iter()
         .filter(|p| name(p).contains(&filter))
         .collect();
-    // Modules of 256 KiB and more are parsed on two threads (in halves, or one parsing
-    // while the other lowers), large ones verified on two, and `check` uses two from 1 MiB;
-    // each stage is also timed on one thread, so that both figures stand
+    // Large modules are parsed on two threads (in halves, or one reading the rest ahead) and
+    // verified on two, and `check` runs on one; each stage is also timed on one thread, so
+    // that both figures stand
     // beside XLA's (one thread). The two are timed file by file, one after the other, so
     // that a slow spell of the machine touches both alike.
     const MODES: [(&str, usize); 2] = [
@@ -165,8 +165,8 @@ impl Stages {
     }
 }
 
-/// Times text -> syntax tree, text -> IR, text -> verified IR and `check`, parsing (and
-/// checking) modules of `min_bytes` and more on two threads.
+/// Times text -> syntax tree, text -> IR, text -> verified IR and `check`, parsing modules
+/// of `min_bytes` and more on two threads.
 fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
     let parts = hlo_layout::syntax::split_modules(text);
     let mut stages = Stages {
@@ -177,12 +177,6 @@ fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
         instructions: 0,
     };
     let options = hlo_layout::verify::VerifyOptions::default();
-    // `check` goes to two threads later than parsing does, as the command does.
-    let check_min = if min_bytes == usize::MAX {
-        usize::MAX
-    } else {
-        hlo_layout::check::PARALLEL_MIN_BYTES
-    };
     for _ in 0..repeats() {
         let start = Instant::now();
         let trees: Vec<_> = parts
@@ -222,7 +216,7 @@ fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
         let start = Instant::now();
         for range in &parts {
             let verdict =
-                hlo_layout::check::check_on(text, range.clone(), &options, check_min, &|_| {});
+                hlo_layout::check::check_computation_by_computation(text, range.clone(), &options);
             assert_eq!(verdict, Some(true), "{} does not check", path.display());
         }
         stages.check = stages.check.min(start.elapsed().as_secs_f64());

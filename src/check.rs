@@ -16,13 +16,13 @@
 //! Nothing is reported from that pass: when it finds any problem, or text it does not
 //! handle (a lone instruction, computations written in place), the module is read again the
 //! usual way, which reports every error in order. So a valid module is read once and an
-//! invalid one twice. A large module is parsed on one thread and lowered and verified on a
-//! second, which the parser hands what it reads in batches (`crate::lower::read_ahead`).
+//! invalid one twice. It is read on one thread, whatever its size: parsing on one thread
+//! while a second lowered and verified what it read was slower than one thread on modules
+//! of every size (`docs/performance.md`).
 
 use rustc_hash::FxHashSet;
 
 use crate::ir::module::{Computation, ComputationId, InstrId, TextAttribute};
-use crate::lower::read_ahead;
 use crate::lower::tables;
 use crate::lower::ModuleLowering;
 use crate::syntax::ast;
@@ -49,12 +49,12 @@ pub fn check_module_range_releasing(
     text: &str,
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
-    release: &(dyn Fn(usize) + Sync),
+    release: &dyn Fn(usize),
 ) -> Result<(), Vec<Error>> {
     if let Some(error) = crate::syntax::headerless_signature(text, range.clone()) {
         return Err(vec![Error::from(error)]);
     }
-    if check_on(text, range.clone(), options, PARALLEL_MIN_BYTES, release) == Some(true) {
+    if check_on(text, range.clone(), options, release) == Some(true) {
         return Ok(());
     }
     let module = crate::parse_module_range(text, range.clone())?;
@@ -229,15 +229,14 @@ impl<'s> ast::Sink<'s> for HeaderAttribute<'_> {
 /// Checks `text[range]` one computation at a time: `Some(true)` when the module is valid,
 /// `Some(false)` when it is not, and `None` when this way cannot tell (see the module's
 /// documentation). Whenever it tells, it agrees with parsing the module whole and verifying
-/// it, which tests check over the corpus. Text of [`PARALLEL_MIN_BYTES`] or more is lowered
-/// and verified on a second thread.
+/// it, which tests check over the corpus.
 #[doc(hidden)]
 pub fn check_computation_by_computation(
     text: &str,
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
 ) -> Option<bool> {
-    check_on(text, range, options, PARALLEL_MIN_BYTES, &|_| {})
+    check_on(text, range, options, &|_| {})
 }
 
 /// How far the reading moves on between two calls of the `release` callback of
@@ -245,50 +244,17 @@ pub fn check_computation_by_computation(
 /// than the system maps in at once when it reads a page (64 KiB on Linux).
 pub const RELEASE_STEP: usize = 64 << 10;
 
-/// `check` uses a second thread only from this size, far later than parsing does
-/// ([`crate::syntax::PARALLEL_MIN_BYTES`]). The parser runs up to 4,096 lines ahead of the
-/// checker, whose trees, with the thread's stack and heap, add 2 to 5 MB to the peak RSS;
-/// that is small beside a text of this size, but not beside one of a few MB, and one thread
-/// checks nearly as fast (parse bench at 3889a24: 111.5–113.3 MB/s on one thread, 117.4–117.9
-/// on two). Measured with GNU time, `check` on one thread against two (best and worst of five
-/// runs): transformer24 opt (4.2 MB) 16.8–17.1 MB against 18.5–22.0 MB, resnet50 opt (2.2
-/// MB) 12.3–12.4 against 13.6–17.1.
-pub const PARALLEL_MIN_BYTES: usize = 32 << 20;
-
-/// [`check_computation_by_computation`], on two threads when the text is at least
-/// `min_bytes` long (`usize::MAX`: never), as tests compare: this one parses, and hands
-/// what it reads over to a second one, which lowers and verifies. Parsing takes a little
-/// less than lowering and verifying together, so the two keep pace. `release` is called as
+/// [`check_computation_by_computation`], calling `release` as
 /// [`check_module_range_releasing`] says.
-#[doc(hidden)]
-pub fn check_on(
+fn check_on(
     text: &str,
     range: std::ops::Range<usize>,
     options: &VerifyOptions,
-    min_bytes: usize,
-    release: &(dyn Fn(usize) + Sync),
+    release: &dyn Fn(usize),
 ) -> Option<bool> {
-    let inline = || {
-        let mut sink = Streaming::new(text, *options, release);
-        let tree = crate::syntax::parse_module_into(text, range.clone(), &mut sink).ok();
-        sink.conclude(tree.as_ref())
-    };
-    if range.len() < min_bytes {
-        return inline();
-    }
-    let handed_over = read_ahead::parse_handing_over(
-        text,
-        range.clone(),
-        Streaming::new(text, *options, release),
-        true,
-        // Once an error is found, the parser need send nothing more.
-        |sink: &Streaming<'_, '_>| sink.verdict != Verdict::Valid,
-    );
-    match handed_over {
-        Some((tree, sink)) => sink.conclude(tree.ok().as_ref()),
-        // No thread to be had: this one does it all.
-        None => inline(),
-    }
+    let mut sink = Streaming::new(text, *options, release);
+    let tree = crate::syntax::parse_module_into(text, range, &mut sink).ok();
+    sink.conclude(tree.as_ref())
 }
 
 /// What reading one computation at a time has found so far.
@@ -317,7 +283,7 @@ struct Streaming<'s, 'r> {
     /// its end.
     one_by_one: bool,
     /// Told where the text read so far ends, every [`RELEASE_STEP`] bytes.
-    release: &'r (dyn Fn(usize) + Sync),
+    release: &'r dyn Fn(usize),
     /// Where `release` was last told the text ends.
     released: usize,
     /// The stack-frame tables' names, in text order: each table is checked and dropped as
@@ -327,11 +293,7 @@ struct Streaming<'s, 'r> {
 }
 
 impl<'s, 'r> Streaming<'s, 'r> {
-    fn new(
-        text: &'s str,
-        options: VerifyOptions,
-        release: &'r (dyn Fn(usize) + Sync),
-    ) -> Streaming<'s, 'r> {
+    fn new(text: &'s str, options: VerifyOptions, release: &'r dyn Fn(usize)) -> Streaming<'s, 'r> {
         Streaming {
             lowering: ModuleLowering::new(text),
             checker: Checker::new(options),

@@ -173,8 +173,8 @@ fn xla_parser_test_modules_verify() {
 /// `check` reads a module one computation at a time, keeping only the signatures of those
 /// it has checked (`hlo_layout::check`). Over every module of the corpus, valid or not,
 /// that way must agree with parsing the module whole and verifying it whenever it gives a
-/// verdict, verifying inline or on a second thread alike, and it must give one for every
-/// module of the JAX and large dumps (else `check` would hold whole modules again).
+/// verdict, and it must give one for every module of the JAX and large dumps (else `check`
+/// would hold whole modules again).
 #[test]
 fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
     let folders = [
@@ -197,16 +197,11 @@ fn checking_one_computation_at_a_time_agrees_with_the_whole_module() {
             for range in parts {
                 let whole = hlo_layout::parse_module_range(&text, range.clone())
                     .is_ok_and(|module| verify(&module, &PLAIN).is_ok());
-                // Verified inline, and on a second thread as large modules are.
-                let streamed =
-                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, usize::MAX, &|_| {});
-                let threaded =
-                    hlo_layout::check::check_on(&text, range.clone(), &PLAIN, 0, &|_| {});
-                if threaded != streamed {
-                    disagreements.push(format!(
-                        "{folder}/{name} at {range:?}: {streamed:?} inline, {threaded:?} on two threads"
-                    ));
-                }
+                let streamed = hlo_layout::check::check_computation_by_computation(
+                    &text,
+                    range.clone(),
+                    &PLAIN,
+                );
                 modules += 1;
                 match streamed {
                     Some(verdict) if verdict != whole => disagreements.push(format!(
@@ -257,14 +252,9 @@ fn checking_instructions_as_they_are_read_agrees_on_hand_written_modules() {
             panic!("{name}: the name must start with valid_, invalid_ or fallback_")
         };
         assert_eq!(whole, expected.unwrap_or(false), "{name}: whole module");
-        for min_bytes in [usize::MAX, 0] {
-            let streamed =
-                hlo_layout::check::check_on(&text, 0..text.len(), &PLAIN, min_bytes, &|_| {});
-            assert_eq!(
-                streamed, expected,
-                "{name}: one at a time, min_bytes {min_bytes}"
-            );
-        }
+        let streamed =
+            hlo_layout::check::check_computation_by_computation(&text, 0..text.len(), &PLAIN);
+        assert_eq!(streamed, expected, "{name}: one at a time");
         let checked = hlo_layout::check::check_module_range(&text, 0..text.len(), &PLAIN);
         assert_eq!(checked.is_ok(), whole, "{name}: check_module_range");
     }

@@ -1,6 +1,6 @@
 //! Front end, lowering and the verifier (both modes): nothing accepted may panic later, and
-//! `check`'s pass that reads one computation at a time, on one thread or two, agrees with
-//! parsing the module whole and verifying it whenever it tells.
+//! `check`'s pass that reads one computation at a time agrees with parsing the module whole
+//! and verifying it whenever it tells.
 #![no_main]
 
 use hlo_layout::verify::{verify, VerifyOptions};
@@ -13,14 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let plain = VerifyOptions::default();
     let parsed = hlo_layout::parse_module(text);
     let whole = parsed.as_ref().is_ok_and(|m| verify(m, &plain).is_ok());
-    for min_bytes in [usize::MAX, 0] {
-        let streamed = hlo_layout::check::check_on(text, 0..text.len(), &plain, min_bytes, &|_| {});
-        if let Some(valid) = streamed {
-            assert_eq!(
-                valid, whole,
-                "check (min_bytes {min_bytes}) against the whole module"
-            );
-        }
+    let streamed = hlo_layout::check::check_computation_by_computation(text, 0..text.len(), &plain);
+    if let Some(valid) = streamed {
+        assert_eq!(valid, whole, "check against the whole module");
     }
     let Ok(module) = parsed else {
         return;

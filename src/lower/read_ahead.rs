@@ -1,20 +1,14 @@
-//! Lowering on two threads what one parser reads: the reading thread sends what it reads in
-//! batches to the lowering thread. Two ways use this:
-//!
-//! - [`parse_handing_over`], for `check`: one thread reads the whole module and sends each
-//!   line as read; the other lowers and verifies it as it goes.
-//! - [`parse_with_tail_ahead`], for a module that cannot be cut between computations near
-//!   its middle (a pre-optimization dump is mostly its entry computation): it is cut at an
-//!   instruction line instead. This thread reads and lowers the text before the cut, while
-//!   a second reads the text after it and lowers each line as far as it can without its
-//!   computation ([`Prelowering`]), which leaves this thread only to place it in the graph,
-//!   about half the work of lowering it.
+//! Parsing and lowering a module on two threads when it cannot be cut between computations
+//! near its middle (a pre-optimization dump is mostly its entry computation): it is cut at
+//! an instruction line instead. This thread reads and lowers the text before the cut, while
+//! a second reads the text after it and lowers each line as far as it can without its
+//! computation ([`Prelowering`]), which leaves this thread only to place it in the graph,
+//! about half the work of lowering it. The second thread sends what it reads in batches.
 //!
 //! A line that cannot be taken so (an error, an operand that is not a name, a computation
 //! written in place) goes over as it was read and is lowered where it is placed, so the
 //! module and its errors are what one pass gives, in the same order.
 
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
@@ -22,118 +16,34 @@ use super::module::computation::PreparedOperand;
 use super::module::prelower::{Prelowered, Prelowering};
 use super::module::{LoweredPreamble, ModuleLowering};
 use crate::syntax::ast::{self, Sink};
-use crate::syntax::SyntaxError;
 
-/// What the reading thread makes of a line before sending it: the line lowered as far as it
-/// goes there ([`ReadLines::take`]), or the line as read.
-trait ReadLines<'s> {
-    type Lowered: Send;
-    /// What the lines of a batch share, sent with them.
-    type Shared: Send + Default;
-    /// The line lowered, or `None` to send it as read. Taken by reference, so that a line
-    /// not taken goes on without having been moved in and back out.
-    fn take(&mut self, line: &ast::Instruction<'s>) -> Option<Self::Lowered>;
-    /// Gives back a line [`ReadLines::take`] lowered.
-    fn taken(&mut self, _line: ast::Instruction<'s>) {}
-    /// What the lines lowered since the last call share.
-    fn take_shared(&mut self) -> Self::Shared {
-        Self::Shared::default()
-    }
-    /// See [`Sink::operand_vec`].
-    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
-        Vec::new()
-    }
-    /// See [`Sink::attribute_vec`].
-    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
-        Vec::new()
-    }
-}
-
-impl<'s> ReadLines<'s> for Prelowering<'s> {
-    type Lowered = Prelowered<'s>;
-    /// The lines' operands, in order ([`Prelowering::take_operands`]).
-    type Shared = Vec<PreparedOperand<'s>>;
-    fn take(&mut self, line: &ast::Instruction<'s>) -> Option<Prelowered<'s>> {
-        self.prepare(line)
-    }
-
-    fn taken(&mut self, line: ast::Instruction<'s>) {
-        self.spare.keep(line);
-    }
-
-    fn take_shared(&mut self) -> Vec<PreparedOperand<'s>> {
-        self.take_operands()
-    }
-
-    fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
-        self.spare.operands()
-    }
-
-    fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
-        self.spare.attributes()
-    }
-}
-
-/// Sends every line as read: lowering on the reading thread made `check` slower
-/// (transformer24 opt 83-86 MB/s against 109-115 as read, best of 10).
-struct AsRead;
-
-impl<'s> ReadLines<'s> for AsRead {
-    type Lowered = Infallible;
-    type Shared = ();
-    fn take(&mut self, _line: &ast::Instruction<'s>) -> Option<Infallible> {
-        None
-    }
-}
-
-/// What the reading thread reads, lowered as far as it can be there (`L`).
-enum Event<'s, L> {
-    Header(Box<ast::Header<'s>>),
+/// What the reading thread reads: a line lowered as far as it goes there
+/// ([`Prelowering::prepare`]), or as read when it cannot be.
+enum Event<'s> {
     Begin(ast::ComputationHead<'s>),
     Line(ast::Instruction<'s>),
-    Lowered(L),
+    Lowered(Prelowered<'s>),
     End(Vec<ast::Attribute<'s>>, usize),
-}
-
-impl<'s, L> Event<'s, L> {
-    /// Hands the event to `sink`; a lowered line goes to `place`.
-    fn replay<S: Sink<'s>>(self, sink: &mut S, place: impl FnOnce(&mut S, L)) {
-        match self {
-            Event::Header(header) => {
-                // Only a sink that takes the header has it sent (see `ReadAhead::header`).
-                let _ = sink.header(header);
-            }
-            Event::Begin(head) => sink.begin_computation(head),
-            Event::Line(instruction) => sink.instruction(instruction),
-            Event::Lowered(lowered) => place(sink, lowered),
-            Event::End(attributes, end) => sink.end_computation(attributes, end),
-        }
-    }
 }
 
 /// Events go over in batches of this many: handing each over alone costs more than lowering
 /// it.
 const BATCH_EVENTS: usize = 128;
 
-/// A batch of events and what its lines share.
-type Batch<'s, R> = (
-    Vec<Event<'s, <R as ReadLines<'s>>::Lowered>>,
-    <R as ReadLines<'s>>::Shared,
-);
+/// A batch of events, and the operands of its lowered lines in order
+/// ([`Prelowering::take_operands`]).
+type Batch<'s> = (Vec<Event<'s>>, Vec<PreparedOperand<'s>>);
 
 /// The reading thread's sink: lowers what it can and sends batches until told to stop.
-struct ReadAhead<'s, 'f, R: ReadLines<'s>> {
-    lines: R,
-    sender: mpsc::SyncSender<Batch<'s, R>>,
+struct ReadAhead<'s, 'f> {
+    lines: Prelowering<'s>,
+    sender: mpsc::SyncSender<Batch<'s>>,
     stopped: &'f AtomicBool,
-    /// The sink takes the header from the parser ([`Sink::header`] returns `None` for it),
-    /// so it goes over too; else it stays in the tree.
-    takes_header: bool,
-    batch: Vec<Event<'s, R::Lowered>>,
+    batch: Vec<Event<'s>>,
 }
 
-impl<'s, R: ReadLines<'s>> ReadAhead<'s, '_, R> {
-    fn push(&mut self, event: Event<'s, R::Lowered>) {
+impl<'s> ReadAhead<'s, '_> {
+    fn push(&mut self, event: Event<'s>) {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
@@ -148,22 +58,18 @@ impl<'s, R: ReadLines<'s>> ReadAhead<'s, '_, R> {
             return;
         }
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_EVENTS));
-        if self.sender.send((batch, self.lines.take_shared())).is_err() {
+        if self
+            .sender
+            .send((batch, self.lines.take_operands()))
+            .is_err()
+        {
             // This thread's reader has gone: nothing more is wanted.
             self.stopped.store(true, Ordering::Relaxed);
         }
     }
 }
 
-impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
-    fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
-        if !self.takes_header {
-            return Some(header);
-        }
-        self.push(Event::Header(header));
-        None
-    }
-
+impl<'s> Sink<'s> for ReadAhead<'s, '_> {
     fn begin_computation(&mut self, head: ast::ComputationHead<'s>) {
         self.push(Event::Begin(head));
     }
@@ -172,9 +78,11 @@ impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
         if self.stopped.load(Ordering::Relaxed) {
             return;
         }
-        match self.lines.take(&instruction) {
+        // Taken by reference, so that a line not taken goes on without having been moved
+        // in and back out.
+        match self.lines.prepare(&instruction) {
             Some(lowered) => {
-                self.lines.taken(instruction);
+                self.lines.spare.keep(instruction);
                 self.push(Event::Lowered(lowered));
             }
             None => self.push(Event::Line(instruction)),
@@ -186,11 +94,11 @@ impl<'s, R: ReadLines<'s>> Sink<'s> for ReadAhead<'s, '_, R> {
     }
 
     fn operand_vec(&mut self) -> Vec<ast::Operand<'s>> {
-        self.lines.operand_vec()
+        self.lines.spare.operands()
     }
 
     fn attribute_vec(&mut self) -> Vec<ast::Attribute<'s>> {
-        self.lines.attribute_vec()
+        self.lines.spare.attributes()
     }
 }
 
@@ -222,7 +130,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     // Room for every batch the tail makes while this thread reads the head (an event takes a
     // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
     let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
-    let (sender, receiver) = mpsc::sync_channel::<Batch<'s, Prelowering<'s>>>(batches);
+    let (sender, receiver) = mpsc::sync_channel::<Batch<'s>>(batches);
     let stopped = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let stopped = &stopped;
@@ -234,7 +142,6 @@ pub(crate) fn parse_with_tail_ahead<'s>(
                     lines: Prelowering::new(source),
                     sender,
                     stopped,
-                    takes_header: false,
                     batch: Vec::with_capacity(BATCH_EVENTS),
                 };
                 let parsed =
@@ -258,9 +165,12 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             for (batch, operands) in &receiver {
                 let mut operands = operands.into_iter();
                 for event in batch {
-                    event.replay(lowering, |lowering, line| {
-                        lowering.prelowered(line, &mut operands)
-                    });
+                    match event {
+                        Event::Begin(head) => lowering.begin_computation(head),
+                        Event::Line(instruction) => lowering.instruction(instruction),
+                        Event::Lowered(line) => lowering.prelowered(line, &mut operands),
+                        Event::End(attributes, end) => lowering.end_computation(attributes, end),
+                    }
                 }
             }
         } else {
@@ -278,59 +188,5 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             }
             None => Some((head, None)),
         }
-    })
-}
-
-/// Parses `source[range]` on this thread and hands each line, as read, to `sink` on a
-/// second thread; returns what parsing returned and the sink, or `None` when no second
-/// thread was to be had or it failed. After each batch, `stop` tells from the sink whether
-/// the rest may go unsent (a checker that has found an error); parsing still goes to the
-/// end, for its syntax errors. `takes_header`: the sink takes the header from the parser.
-pub(crate) fn parse_handing_over<'s, S>(
-    source: &'s str,
-    range: std::ops::Range<usize>,
-    mut sink: S,
-    takes_header: bool,
-    stop: impl Fn(&S) -> bool + Send,
-) -> Option<(Result<ast::Module<'s>, Vec<SyntaxError>>, S)>
-where
-    S: Sink<'s> + Send,
-{
-    let stopped = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        // The parser stays at most 32 batches (4,096 lines) ahead, which bounds the memory
-        // in flight; with room for one, the threads waited on each other and `check` on two
-        // threads was no faster than on one (parse bench: 104.1 against 105.4 MB/s; 116.8 to
-        // 123.7 with room for 32, peak RSS of `check` on `large/` as before).
-        let (sender, receiver) = mpsc::sync_channel::<Batch<'s, AsRead>>(32);
-        let stopped = &stopped;
-        let consumer = std::thread::Builder::new()
-            .name("lower-handed-over".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                for (batch, ()) in receiver {
-                    for event in batch {
-                        event.replay(&mut sink, |_, never| match never {});
-                    }
-                    if stop(&sink) {
-                        stopped.store(true, Ordering::Relaxed);
-                    }
-                }
-                sink
-            })
-            .ok()?;
-        let mut read_ahead = ReadAhead {
-            lines: AsRead,
-            sender,
-            stopped,
-            takes_header,
-            batch: Vec::with_capacity(BATCH_EVENTS),
-        };
-        let tree = crate::syntax::parse_module_into(source, range, &mut read_ahead);
-        read_ahead.flush();
-        // Dropping the sender ends the consumer's loop.
-        drop(read_ahead);
-        let sink = consumer.join().ok()?;
-        Some((tree, sink))
     })
 }
