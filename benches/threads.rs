@@ -5,7 +5,7 @@
 //! HLO_THREADS_FILES=a.hlo:b.hlo cargo run --release --example threads_bench
 //! ```
 //!
-//! Each stage (`HLO_THREADS_STAGES`, default `syntax,parse,print,verify`) is timed on
+//! Each stage (`HLO_THREADS_STAGES`, default `syntax,parse,verify`) is timed on
 //! one thread and on two, with the two-thread path taken whatever the module's size; the
 //! two runs alternate, each first in turn, so that a slow spell of the machine touches both
 //! alike. The best of `HLO_BENCH_REPEATS` (default 7) runs of each is kept, and the whole is
@@ -29,7 +29,7 @@ fn main() {
         return;
     }
     let stages =
-        std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "syntax,parse,print,verify".into());
+        std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "syntax,parse,verify".into());
     let repeats = common::repeats(7);
     let rounds: usize = std::env::var("HLO_THREADS_ROUNDS")
         .ok()
@@ -79,16 +79,6 @@ fn main() {
                                 min_bytes(two),
                             );
                             assert!(module.is_ok());
-                        }
-                    }),
-                ),
-                (
-                    "print",
-                    Box::new(|two| {
-                        for module in &modules {
-                            let printed =
-                                hlo_layout::print::print_ir_module_on(module, min_bytes(two));
-                            assert!(!printed.is_empty());
                         }
                     }),
                 ),

@@ -56,8 +56,7 @@
 //!   `tests/two_threads.rs` cuts small inputs at every line both ways, and compares). A
 //!   module of
 //!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
-//!   its errors reported in computation order, and one of [`print::PARALLEL_MIN_INSTRUCTIONS`]
-//!   or more is printed in two shares of whole computations, joined in order.
+//!   its errors reported in computation order.
 //! - [`check`] verifies a module one instruction and one computation at a time as it is
 //!   read, keeping only the signatures of the computations above and what later checks read
 //!   of the instructions above, and reads the text again the usual way to report errors; it

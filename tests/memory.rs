@@ -93,7 +93,6 @@ fn module_text(computations: usize, lines: usize) -> String {
 
 #[test]
 fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
-    // Under `print::PARALLEL_MIN_INSTRUCTIONS`, so printed on this thread alone.
     let one_thread = hlo_layout::parse_module(&module_text(190, 100)).expect("parses");
     let (printed, printing) = peak_during(|| print_ir_module(&one_thread));
     let mut written = Vec::new();
