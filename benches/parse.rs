@@ -39,7 +39,7 @@ fn main() {
     // that a slow spell of the machine touches both alike.
     const MODES: [(&str, usize); 2] = [
         ("1 thread", usize::MAX),
-        ("2 threads", hlo_layout::syntax::PARALLEL_MIN_BYTES),
+        ("2 threads", hlo_layout::parallel::PARSE_MIN_BYTES),
     ];
     let python = std::env::var("HLO_PYTHON").unwrap_or_else(|_| "/work/venv/bin/python".into());
     let xla = (!python.is_empty() && Path::new(&python).exists()).then_some(python);
@@ -203,7 +203,7 @@ fn time_stages(text: &str, min_bytes: usize, path: &Path) -> Stages {
         let min_instructions = if min_bytes == usize::MAX {
             usize::MAX
         } else {
-            hlo_layout::verify::PARALLEL_MIN_INSTRUCTIONS
+            hlo_layout::parallel::VERIFY_MIN_INSTRUCTIONS
         };
         for module in &modules {
             let _ = hlo_layout::verify::verify_on(module, &options, min_instructions);

@@ -10,7 +10,7 @@
 //!
 //! # Layers and their invariants
 //!
-//! Layers, lowest first: `span`, `ir`, `syntax`, `verify`, `lower`, `print`, `check`, `assign`, `pass`, `passes`, `analysis`, `explain`, `diagnostic`, `error`.
+//! Layers, lowest first: `span`, `parallel`, `ir`, `syntax`, `verify`, `lower`, `print`, `check`, `assign`, `pass`, `passes`, `analysis`, `explain`, `diagnostic`, `error`.
 //!
 //! A module imports only from the layers listed before its own, and no source file imports
 //! one that imports it back, however long the chain (`tests/architecture.rs` reads the
@@ -47,16 +47,18 @@
 //!   (`python/`) both report: diagnostics as JSON and rendered text, and `explain`'s figures.
 //! - `cli` (the binary) alone knows clap, colours, files and exit codes.
 //! - Output is deterministic: nothing printed depends on hash-map iteration order.
-//! - Large inputs use two threads and give exactly what one thread gives. A module of
-//!   [`syntax::PARALLEL_MIN_BYTES`] or more is parsed and lowered in two halves, cut where a
-//!   computation starts near the middle; the cut is taken only when each half parses on its
-//!   own as computations of one module. Otherwise it is cut at an instruction line, and the
-//!   other thread reads the rest ahead, lowering each line as far as it can without its
-//!   computation, for this one to place in the same order (`lower::read_ahead`;
-//!   `tests/two_threads.rs` cuts small inputs at every line both ways, and compares). A
-//!   module of
-//!   [`verify::PARALLEL_MIN_INSTRUCTIONS`] instructions or more is verified in two halves,
-//!   its errors reported in computation order.
+//! - Large inputs use two threads and give exactly what one thread gives. [`parallel`] owns
+//!   the second thread, and no other layer starts one: which stages take it and from what
+//!   size of input, where the input is cut (from what `syntax` finds in the text), and the
+//!   one function that runs two closures at once, or one after the other where the machine
+//!   has one CPU. A module of [`parallel::PARSE_MIN_BYTES`] or more is parsed and lowered
+//!   in two halves, cut where a computation starts near the middle; the cut is taken only
+//!   when each half parses on its own as computations of one module. Otherwise it is cut at
+//!   an instruction line, and the other thread reads the rest ahead, lowering each line as
+//!   far as it can without its computation, for this one to place in the same order
+//!   (`lower::read_ahead`; `tests/two_threads.rs` cuts small inputs at every line both
+//!   ways, and compares). A module of [`parallel::VERIFY_MIN_INSTRUCTIONS`] instructions or
+//!   more is verified in two halves, its errors reported in computation order.
 //! - [`check`] verifies a module one instruction and one computation at a time as it is
 //!   read, keeping only the signatures of the computations above and what later checks read
 //!   of the instructions above, and reads the text again the usual way to report errors; it
@@ -128,6 +130,7 @@ pub mod error;
 pub mod explain;
 pub mod ir;
 pub mod lower;
+pub mod parallel;
 pub mod pass;
 pub mod passes;
 pub mod print;
@@ -136,13 +139,6 @@ pub mod syntax;
 pub mod verify;
 
 pub use error::Error;
-
-/// The stack of the threads that parse or verify the second half of a large module: as much
-/// as a main thread's and more, so that the deepest input the limits allow (recursion in the
-/// recursive-ascent parser, in lowering and in printing) fits there even in a debug build,
-/// which takes several times the 2 MiB a thread gets by default. Only the pages touched
-/// count as memory.
-pub(crate) const SPAWNED_STACK_BYTES: usize = 16 << 20;
 
 /// Parses and checks one shape, e.g. `bf16[4,8]{1,0:T(2,4)(2,1)}` or `(f32[], s32[2]{0})`.
 /// Every error found is returned, each with a span into `text`.
@@ -200,9 +196,8 @@ pub fn parse_module_range_at(
 
 /// Parses and lowers `text[range]` on this thread, cut at the first instruction line
 /// `offset` bytes or more into it, while a second thread reads the text after the cut ahead
-/// (`lower::read_ahead`); `None` when there is no such line, the parts
-/// do not each parse on their own, or no second thread was to be had. Whenever it gives a
-/// module, it is the module [`parse_module_range`] gives.
+/// (`lower::read_ahead`); `None` when there is no such line or the parts do not each parse
+/// on their own. Whenever it gives a module, it is the module [`parse_module_range`] gives.
 #[doc(hidden)]
 pub fn parse_module_range_tail_ahead(
     text: &str,
@@ -255,51 +250,8 @@ pub fn parse_module_range(
     text: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ir::Module, Vec<Error>> {
-    parse_module_range_cut(text, range, syntax::PARALLEL_MIN_BYTES)
+    parse_module_range_cut(text, range, parallel::threshold(parallel::PARSE_MIN_BYTES))
 }
-
-/// How many times its length the preamble (header and tables) moves the cut for
-/// [`parse_module_range_tail_ahead`] later: the other thread reads the preamble, which costs
-/// about twice what instruction lines of its length do now that `input_output_alias` is read
-/// whole. Mixtral 1x8 (a 77 KB header), instructions per thread by callgrind (the first
-/// thread's include about 6M dropping the module, which the bench does not time): 152.9M +
-/// 135.6M with 3, 148.9M + 139.8M with 2, 144.3M + 144.3M with 1.
-const TAIL_AHEAD_PREAMBLE_WEIGHT: usize = 2;
-
-/// Where a module without a balanced cut between computations is cut for
-/// [`parse_module_range_tail_ahead`], in percent of its text (then moved by the preamble,
-/// see [`TAIL_AHEAD_PREAMBLE_WEIGHT`]). This thread reads and lowers the part before the
-/// cut, then places the lines the other has read and lowered as far as it could; placing
-/// them takes less than lowering them, so this thread's share is the smaller. Reading costs
-/// about the same per byte, placing the same per line, so the longer the lines, the less
-/// placing the rest costs this thread and the later the cut: [`TAIL_AHEAD_PERCENT`] for
-/// lines of [`TAIL_AHEAD_LINE_BYTES`], a sixth of a percent more per byte longer.
-///
-/// Parse+lower in MB/s (a scratch driver with the binary's allocator, best of 15, three runs
-/// interleaved) with the cut at 35, 40 and 45%, at f5e9abb (attributes read with the
-/// head): resnet50 pre (131 bytes a line) 209-226, 233-245, 236-246; transformer24 pre (149)
-/// 249-255, 226-286, 266-283; mixtral 1x8 (93) 179-183, 175-179, 166-169; mixtral 2x8 (94)
-/// 184-188, 174-184, 167-171.
-fn tail_ahead_percent(text: &str, range: std::ops::Range<usize>) -> usize {
-    let bytes = text.as_bytes().get(range).unwrap_or_default();
-    // A sample from the middle: counting every line would cost a pass over the text.
-    let sample_start = (bytes.len() / 2).saturating_sub(TAIL_AHEAD_SAMPLE_BYTES / 2);
-    let sample_end = sample_start
-        .saturating_add(TAIL_AHEAD_SAMPLE_BYTES)
-        .min(bytes.len());
-    let sample = &bytes[sample_start..sample_end];
-    let lines = memchr::memchr_iter(b'\n', sample).count().max(1);
-    let line_bytes = sample.len() / lines;
-    let percent =
-        TAIL_AHEAD_PERCENT as isize + (line_bytes as isize - TAIL_AHEAD_LINE_BYTES as isize) / 6;
-    percent.clamp(30, 50) as usize
-}
-
-/// The cut for lines of [`TAIL_AHEAD_LINE_BYTES`] (mixtral's), in percent of the text.
-const TAIL_AHEAD_PERCENT: usize = 35;
-const TAIL_AHEAD_LINE_BYTES: usize = 93;
-/// How much text around the middle [`tail_ahead_percent`] measures the lines of.
-const TAIL_AHEAD_SAMPLE_BYTES: usize = 1 << 16;
 
 /// [`parse_module_range`] on two threads when the text is at least `min_bytes` long: in two
 /// halves when it has a place to cut near its middle, else cut inside a computation with the
@@ -315,39 +267,16 @@ pub fn parse_module_range_cut(
     if let Some(error) = syntax::headerless_signature(text, range.clone()) {
         return Err(vec![Error::from(error)]);
     }
-    // The second thread reads the header and tables (the preamble) too, so the halves are cut
-    // that much later: torax (0.5 MB of tables) 194-202 MB/s with the preamble in the first
-    // half, 171-175 with it on the other thread and the cut at the middle, 201-212 with the
-    // cut moved by the preamble's length (scratch driver, best of 15, interleaved).
-    //
-    // This thread also joins the halves after (torax: 2.5M of its 150M instructions), and so
-    // is given a sixty-fourth of the text less: torax 230-261 MB/s with the cut where the
-    // halves are equal, 243-269 a hundredth earlier, 262-276 a fiftieth earlier (scratch
-    // driver, best of 15, three rounds interleaved); by callgrind the threads of torax,
-    // transformer24 opt and resnet50 opt then do about the same.
-    let preamble = syntax::preamble_end(text, range.clone()).map_or(0, |end| end - range.start);
-    let middle = (range.len() / 2)
-        .saturating_add(preamble)
-        .saturating_sub(range.len() / 64);
-    let cut = syntax::cut_point_near(text, range.clone(), min_bytes, middle);
-    let balanced = cut.filter(|&cut| syntax::halves_are_balanced(range.clone(), cut));
-    if let Some(lowered) = balanced.and_then(|cut| parse_module_range_at(text, range.clone(), cut))
-    {
-        return lowered;
-    }
-    // No cut, or one that would leave one thread most of the work (a module that is mostly
-    // one computation): cut inside a computation, the rest read ahead on the other thread.
-    // Failing that, one thread does it all: parsing on one while the other lowers what it
-    // hands over was slower than one thread (transformer24 opt 98-101 MB/s, pre 105-128,
-    // against 134 and 150 on one thread, best of 10).
-    if range.len() >= min_bytes.max(1) {
-        // The other thread reads the header, and this one only places the lines the other
-        // reads: mixtral 1x8 (a 77 KB header) 164-173 MB/s with the header on this thread,
-        // 169-180 with it on the other (best of 15, interleaved, at an earlier commit); the
-        // cut moves by the header's cost (`TAIL_AHEAD_PREAMBLE_WEIGHT`).
-        let offset = (range.len() / 100 * tail_ahead_percent(text, range.clone()))
-            .saturating_add(preamble.saturating_mul(TAIL_AHEAD_PREAMBLE_WEIGHT));
-        if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), offset) {
+    // The other thread reads the header and tables too, and the cut moves by their length.
+    let preamble = || syntax::preamble_end(text, range.clone()).map_or(0, |end| end - range.start);
+    let near = |offset| syntax::computation_start_near(text, range.clone(), offset);
+    if let Some(cuts) = parallel::parse_cuts(text, range.clone(), min_bytes, preamble, near) {
+        if let Some(lowered) =
+            (cuts.halves).and_then(|cut| parse_module_range_at(text, range.clone(), cut))
+        {
+            return lowered;
+        }
+        if let Some(lowered) = parse_module_range_tail_ahead(text, range.clone(), cuts.tail_ahead) {
             return lowered;
         }
     }

@@ -1,6 +1,7 @@
 //! The house's rules, read off the library's source (issue 30): no source file imports
 //! another that imports it back, however long the chain (types that truly contain each
-//! other share one file), and each layer imports only the layers `lib.rs` lists before it.
+//! other share one file), each layer imports only the layers `lib.rs` lists before it, and
+//! only `parallel` starts threads.
 //!
 //! Imports are the paths that start with `crate::`, `super::` or `self::`, in `use`
 //! declarations (groups included) and inline, outside comments and outside a file's
@@ -399,6 +400,30 @@ fn each_layer_imports_only_the_layers_below_it() {
         "imports against the layers ({}):\n{}",
         layers.join(" < "),
         upward.join("\n")
+    );
+}
+
+/// Only `parallel` starts threads (`lib.rs`): no other file of the library names a way to
+/// start one outside its tests.
+#[test]
+fn only_parallel_starts_threads() {
+    let ways = ["thread::scope", "thread::spawn", "thread::Builder"];
+    let mut starting = Vec::new();
+    for (module, path) in library_files() {
+        let code = code_of(&std::fs::read_to_string(&path).unwrap());
+        let starts = ways.iter().any(|way| code.contains(way));
+        if module == ["parallel"] {
+            assert!(
+                starts,
+                "parallel starts no thread: the test looks for the wrong words"
+            );
+        } else if starts {
+            starting.push(name(&module));
+        }
+    }
+    assert!(
+        starting.is_empty(),
+        "files that start threads, which only parallel does: {starting:?}"
     );
 }
 

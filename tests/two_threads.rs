@@ -214,18 +214,17 @@ fn every_instruction_line_cut_in_valid_modules_is_taken() {
     assert!(tried > 100, "only {tried} cuts tried");
 }
 
-/// A tail of more short lines than the channel has room for makes the reader wait for the
-/// head to be read; the module is still the one a single pass gives. A head that does not
-/// parse ends the read-ahead, with no module, however much tail is left to send.
+/// A tail of many short lines, sent in many batches, gives the module a single pass gives. A
+/// head that does not parse ends the read-ahead, with no module, however much tail is left
+/// to send.
 #[test]
-fn a_long_tail_of_short_lines_waits_and_a_bad_head_stops_it() {
+fn a_long_tail_of_short_lines_agrees_and_a_bad_head_stops_it() {
     let mut text = String::from("HloModule m\n\nENTRY e {\n");
     for i in 0..2_000 {
         text.push_str(&format!("  p{i} = f32[8,128]{{1,0}} parameter({i})\n"));
     }
     let tail = text.len();
-    // Lines of 15 bytes, fewer than the 16 the channel's room is reckoned at; `%` keeps
-    // `name=` from being read as an attribute name.
+    // Lines of 15 bytes; `%` keeps `name=` from being read as an attribute name.
     text.push_str("  %first = () tuple()\n");
     let digits = "0123456789abcdefghijklmnopqrstuvwxyz".as_bytes();
     for first in "hjkqvwyz".chars() {
@@ -315,7 +314,11 @@ fn corpus_modules_parse_the_same_in_two_halves() {
         for path in common::files(&dir, "hlo") {
             let text = std::fs::read_to_string(&path).unwrap();
             for range in hlo_layout::syntax::split_modules(&text) {
-                let Some(cut) = hlo_layout::syntax::cut_point(&text, range.clone(), 0) else {
+                let Some(cut) = hlo_layout::syntax::computation_start_near(
+                    &text,
+                    range.clone(),
+                    range.len() / 2,
+                ) else {
                     continue;
                 };
                 let halves = hlo_layout::parse_module_range_at(&text, range.clone(), cut)
@@ -371,11 +374,11 @@ fn verifying_on_two_threads_gives_what_one_gives() {
     assert!(with_errors >= 5, "only {with_errors} modules with errors");
 }
 
-/// `syntax::cut_point` as first written: a plain scan of every three-byte window, forward
-/// from the middle and backward from it. The searches it now makes with memchr must find
-/// the same cut.
-fn cut_point_by_windows(text: &str, min_bytes: usize) -> Option<usize> {
-    if text.len() < min_bytes.max(2) {
+/// `syntax::computation_start_near` from the middle, as first written: a plain scan of every
+/// three-byte window, forward from the middle and backward from it. The searches it now
+/// makes with memchr must find the same cut.
+fn cut_point_by_windows(text: &str) -> Option<usize> {
+    if text.len() < 2 {
         return None;
     }
     let middle = text.len() / 2;
@@ -434,8 +437,8 @@ mod cut_point_oracle {
         #[test]
         fn cut_point_finds_what_a_plain_scan_finds(text in pieces()) {
             prop_assert_eq!(
-                hlo_layout::syntax::cut_point(&text, 0..text.len(), 0),
-                super::cut_point_by_windows(&text, 0)
+                hlo_layout::syntax::computation_start_near(&text, 0..text.len(), text.len() / 2),
+                super::cut_point_by_windows(&text)
             );
         }
     }
@@ -451,8 +454,8 @@ fn cut_point_finds_what_a_plain_scan_finds_over_the_corpus() {
         for path in common::files(&dir, "hlo") {
             let text = std::fs::read_to_string(&path).unwrap();
             assert_eq!(
-                hlo_layout::syntax::cut_point(&text, 0..text.len(), 0),
-                cut_point_by_windows(&text, 0),
+                hlo_layout::syntax::computation_start_near(&text, 0..text.len(), text.len() / 2),
+                cut_point_by_windows(&text),
                 "{}",
                 path.display()
             );

@@ -23,7 +23,9 @@ fuzz_target!(|data: &[u8]| {
         Err(errors) => format!("{errors:?}"),
     };
     let one_pass = outcome(hlo_layout::parse_module(text));
-    if let Some(cut) = hlo_layout::syntax::cut_point(text, 0..text.len(), 0) {
+    if let Some(cut) =
+        hlo_layout::syntax::computation_start_near(text, 0..text.len(), text.len() / 2)
+    {
         if let Some(halves) = hlo_layout::parse_module_range_at(text, 0..text.len(), cut) {
             assert_eq!(outcome(halves), one_pass, "halves cut at {cut}");
         }

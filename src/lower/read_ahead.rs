@@ -37,7 +37,7 @@ type Batch<'s> = (Vec<Event<'s>>, Vec<PreparedOperand<'s>>);
 /// The reading thread's sink: lowers what it can and sends batches until told to stop.
 struct ReadAhead<'s, 'f> {
     lines: Prelowering<'s>,
-    sender: mpsc::SyncSender<Batch<'s>>,
+    sender: mpsc::Sender<Batch<'s>>,
     stopped: &'f AtomicBool,
     batch: Vec<Event<'s>>,
 }
@@ -111,11 +111,10 @@ impl<'s> Sink<'s> for ReadAhead<'s, '_> {
 /// (see [`crate::syntax::preamble_end`]) when the module has them; the lowered preamble is
 /// returned with the tree.
 ///
-/// `None` when either part does not parse on its own without an error, or no second thread
-/// was to be had: only reading the whole in one go can then tell what the text is, and
-/// `lowering`, which may have heard part of it, must be dropped. Each part is read by the
-/// happy-path parser alone, as any syntax error sends the caller the long way; so does an
-/// error lowering the preamble.
+/// `None` when either part does not parse on its own without an error: only reading the
+/// whole in one go can then tell what the text is, and `lowering`, which may have heard part
+/// of it, must be dropped. Each part is read by the happy-path parser alone, as any syntax
+/// error sends the caller the long way; so does an error lowering the preamble.
 pub(crate) fn parse_with_tail_ahead<'s>(
     source: &'s str,
     range: std::ops::Range<usize>,
@@ -127,38 +126,32 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     }
     let preamble_end = crate::syntax::preamble_end(source, range.clone())
         .filter(|&end| range.start < end && end < cut && source.is_char_boundary(end));
-    // Room for every batch the tail makes while this thread reads the head (an event takes a
-    // line of 16 bytes or more), so the tail waits for nothing; more only makes it wait.
-    let batches = (range.end - cut) / (16 * BATCH_EVENTS) + 2;
-    let (sender, receiver) = mpsc::sync_channel::<Batch<'s>>(batches);
+    // The channel has room for all the tail sends: the tail never waits for this thread,
+    // and where no second thread is to be had it runs first on this one (`parallel::join`).
+    let (sender, receiver) = mpsc::channel::<Batch<'s>>();
     let stopped = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let stopped = &stopped;
-        let tail = std::thread::Builder::new()
-            .name("read-ahead".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let mut read_ahead = ReadAhead {
-                    lines: Prelowering::new(source),
-                    sender,
-                    stopped,
-                    batch: Vec::with_capacity(BATCH_EVENTS),
-                };
-                let parsed =
-                    crate::syntax::parse_suffix_into(source, cut, range.end, &mut read_ahead);
-                read_ahead.flush();
-                drop(read_ahead);
-                let preamble = match preamble_end {
-                    Some(end) => {
-                        let tree = crate::syntax::parse_preamble(source, range.start..end);
-                        // `None` inside: the preamble does not read or lower alone.
-                        Some(tree.as_ref().and_then(LoweredPreamble::without_errors))
-                    }
-                    None => None,
-                };
-                (parsed, preamble)
-            })
-            .ok()?;
+    let stopped = &stopped;
+    let read_tail = move || {
+        let mut read_ahead = ReadAhead {
+            lines: Prelowering::new(source),
+            sender,
+            stopped,
+            batch: Vec::with_capacity(BATCH_EVENTS),
+        };
+        let parsed = crate::syntax::parse_suffix_into(source, cut, range.end, &mut read_ahead);
+        read_ahead.flush();
+        drop(read_ahead);
+        let preamble = match preamble_end {
+            Some(end) => {
+                let tree = crate::syntax::parse_preamble(source, range.start..end);
+                // `None` inside: the preamble does not read or lower alone.
+                Some(tree.as_ref().and_then(LoweredPreamble::without_errors))
+            }
+            None => None,
+        };
+        (parsed, preamble)
+    };
+    let read_head_and_place = move || {
         let head_start = preamble_end.unwrap_or(range.start);
         let head = crate::syntax::parse_prefix_into(source, head_start, cut, lowering);
         if head.is_some() {
@@ -177,16 +170,16 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             // The tail's events are of no use: it stops sending them.
             stopped.store(true, Ordering::Relaxed);
         }
-        drop(receiver);
-        let (tail_parsed, preamble) = tail.join().ok()?;
-        let head = head.filter(|_| tail_parsed)?;
-        match preamble {
-            // The head must then be computations alone, as the whole would have been read.
-            Some(lowered) => {
-                let computations_only = head.header.is_none() && head.tables.is_empty();
-                Some((head, Some(lowered?))).filter(|_| computations_only)
-            }
-            None => Some((head, None)),
+        head
+    };
+    let (head, (tail_parsed, preamble)) = crate::parallel::join(read_head_and_place, read_tail);
+    let head = head.filter(|_| tail_parsed)?;
+    match preamble {
+        // The head must then be computations alone, as the whole would have been read.
+        Some(lowered) => {
+            let computations_only = head.header.is_none() && head.tables.is_empty();
+            Some((head, Some(lowered?))).filter(|_| computations_only)
         }
-    })
+        None => Some((head, None)),
+    }
 }

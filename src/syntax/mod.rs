@@ -67,19 +67,25 @@ pub fn parse_module_range(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    parse_module_range_cut(source, range, PARALLEL_MIN_BYTES)
+    parse_module_range_cut(
+        source,
+        range,
+        crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES),
+    )
 }
 
 /// [`parse_module_range`], parsing in two halves on two threads when the text is at least
-/// `min_bytes` long and has a place to cut (see [`cut_point`]). Tests lower `min_bytes` to
-/// compare both ways on small inputs.
+/// `min_bytes` long and a computation starts near its middle (see
+/// [`computation_start_near`]). Tests lower `min_bytes` to compare both ways on small inputs.
 #[doc(hidden)]
 pub fn parse_module_range_cut(
     source: &str,
     range: std::ops::Range<usize>,
     min_bytes: usize,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    let cut = cut_point(source, range.clone(), min_bytes);
+    let cut = (range.len() >= min_bytes)
+        .then(|| computation_start_near(source, range.clone(), range.len() / 2))
+        .flatten();
     if let Some(module) = cut.and_then(|cut| parse_module_range_at(source, range.clone(), cut)) {
         return Ok(module);
     }
@@ -107,46 +113,18 @@ pub fn parse_module_range_at(
     Some(module)
 }
 
-/// Modules at least this large are parsed on two threads. A second thread costs tens of
-/// microseconds to start; this much text takes most of a millisecond to read. Parse+lower
-/// in MB/s (a scratch driver, best of 21, two runs) with the threshold at 256, 128 and 64
-/// KiB: llama3 8b offloading (165 KB) 147-156, 187-190, 177-184; llama31 70b 32x8 (176 KB)
-/// 129-138, 176-181, 163-178; jax random_threefry pre (246 KB) 142-144, 185-194, 194;
-/// scan_lstm_train opt (94 KB) 187-201, 188-213, 189-202.
-pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
-
-/// Whether cutting `range` at `cut` leaves each half at most two thirds of the text. Two
-/// halves take as long as the larger; past that share, reading the rest ahead from a cut
-/// inside a computation (`crate::lower::read_ahead`) is faster. Parse+lower in MB/s (a
-/// scratch driver with the binary's allocator, best of 7), halves against the rest read
-/// ahead from 40%: mixtral 2x8, cut at 25%, 129 / 150; resnet50 pre, cut at 27%, 175 / 196;
-/// gemma2, cut at 57%, 420 / 411; gemma3, cut at 55%, 305 / 301.
-pub fn halves_are_balanced(range: std::ops::Range<usize>, cut: usize) -> bool {
-    let larger = cut
-        .saturating_sub(range.start)
-        .max(range.end.saturating_sub(cut));
-    larger.saturating_mul(3) <= range.len().saturating_mul(2)
-}
-
 /// Where `source[range]` may be cut in two to parse each half on its own thread: the start of
 /// a line that begins a computation (a name, `%name` or `ENTRY` at the start of the line)
-/// after a line holding only `}`, the one nearest the middle. It is a guess made without
-/// lexing: the halves are taken only when each half parses on its own as XLA's modules
-/// do, which a cut inside a string, a comment or a computation never allows.
-pub fn cut_point(source: &str, range: std::ops::Range<usize>, min_bytes: usize) -> Option<usize> {
-    let middle = range.len() / 2;
-    cut_point_near(source, range, min_bytes, middle)
-}
-
-/// [`cut_point`], nearest `middle` bytes into the range instead of its middle.
-pub(crate) fn cut_point_near(
+/// after a line holding only `}`, the one nearest `middle` bytes into the range. It is a
+/// guess made without lexing: the halves are taken only when each half parses on its own as
+/// XLA's modules do, which a cut inside a string, a comment or a computation never allows.
+pub fn computation_start_near(
     source: &str,
     range: std::ops::Range<usize>,
-    min_bytes: usize,
     middle: usize,
 ) -> Option<usize> {
     let text = source.get(range.clone())?;
-    if text.len() < min_bytes.max(2) {
+    if text.len() < 2 {
         return None;
     }
     let middle = middle.min(text.len());
@@ -363,22 +341,17 @@ where
             .ok()
             .map(|module| (module, sink))
     };
-    let (first, second) = std::thread::scope(|scope| {
-        let second = std::thread::Builder::new()
-            .name("parse-second-half".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, || {
-                let half = parse(cut..range.end)?;
-                let preamble = match preamble {
-                    Some((end, lower)) => Some(lower(parse_preamble(source, range.start..end)?)?),
-                    None => None,
-                };
-                Some((half, preamble))
-            })
-            .ok()?;
-        let first = parse(first_start..cut);
-        Some((first, second.join().ok().flatten()))
-    })?;
+    let (first, second) = crate::parallel::join(
+        || parse(first_start..cut),
+        || {
+            let half = parse(cut..range.end)?;
+            let preamble = match preamble {
+                Some((end, lower)) => Some(lower(parse_preamble(source, range.start..end)?)?),
+                None => None,
+            };
+            Some((half, preamble))
+        },
+    );
     let (first, (second, preamble)) = (first?, second?);
     let tail = &second.0;
     let computations_only =

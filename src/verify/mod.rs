@@ -42,7 +42,8 @@ use crate::ir::shape::Shape;
 
 /// Checks `module`; every error found is returned. A large module is checked on two threads.
 pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<VerifyError>> {
-    verify_on(module, options, PARALLEL_MIN_INSTRUCTIONS)
+    let min_instructions = crate::parallel::threshold(crate::parallel::VERIFY_MIN_INSTRUCTIONS);
+    verify_on(module, options, min_instructions)
 }
 
 /// [`verify`], on two threads only when the module has at least `min_instructions`
@@ -88,9 +89,6 @@ pub fn verify_on(
     }
 }
 
-/// Modules of at least this many instructions are verified on two threads.
-pub const PARALLEL_MIN_INSTRUCTIONS: usize = 20_000;
-
 /// A share of a computation for one thread: some of its instructions in print order, and
 /// whether they start at its first instruction.
 type Check<'a> = dyn Fn(&Computation, &[InstrId], bool, &mut Vec<VerifyError>) + Sync + 'a;
@@ -127,31 +125,15 @@ fn in_two_shares(
     if total < min_instructions || last == 0 {
         return run((0, 0), (last, 0));
     }
-    let mut cut = (module.balanced_cut(), 0);
-    if divisible {
-        let mut before = 0;
-        for (i, computation) in module.computations().iter().enumerate() {
-            let after = before + computation.len();
-            if after >= total / 2 {
-                cut = (i, total / 2 - before);
-                break;
-            }
-            before = after;
-        }
-    }
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("verify-second-half".into())
-            .stack_size(crate::SPAWNED_STACK_BYTES)
-            .spawn_scoped(scope, || run(cut, (last, 0)));
-        let mut errors = run((0, 0), cut);
-        match spawned.map(|handle| handle.join()) {
-            Ok(Ok(more)) => errors.extend(more),
-            // No thread to be had: this one does the rest.
-            _ => errors.extend(run(cut, (last, 0))),
-        }
-        errors
-    })
+    let sizes = module.computations().iter().map(Computation::len);
+    let cut = if divisible {
+        crate::parallel::even_cut(sizes)
+    } else {
+        (crate::parallel::balanced_cut(sizes), 0)
+    };
+    let (mut errors, more) = crate::parallel::join(|| run((0, 0), cut), || run(cut, (last, 0)));
+    errors.extend(more);
+    errors
 }
 
 /// Checks `computation` alone, as [`verify`] would check it in a whole module, for a caller

@@ -276,28 +276,6 @@ impl Module {
     pub fn instruction_count(&self) -> usize {
         self.computations.iter().map(Computation::len).sum()
     }
-
-    /// Where to cut the computations in two shares of whole computations, for two threads:
-    /// the index of the second share's first computation, chosen so that the larger share
-    /// has as few instructions as whole computations allow.
-    pub fn balanced_cut(&self) -> usize {
-        let total = self.instruction_count();
-        let mut before = 0;
-        for (index, computation) in self.computations.iter().enumerate() {
-            let after = before + computation.len();
-            if after >= total / 2 {
-                let cut_after = after.max(total - after);
-                let cut_before = before.max(total - before);
-                return if cut_after <= cut_before {
-                    index + 1
-                } else {
-                    index
-                };
-            }
-            before = after;
-        }
-        self.computations.len()
-    }
 }
 
 #[cfg(test)]
