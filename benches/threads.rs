@@ -5,7 +5,7 @@
 //! HLO_THREADS_FILES=a.hlo:b.hlo cargo run --release --example threads_bench
 //! ```
 //!
-//! Each stage (`HLO_THREADS_STAGES`, default `syntax,parse,verify`) is timed on
+//! Each stage (`HLO_THREADS_STAGES`, default `parse,verify`) is timed on
 //! one thread and on two, with the two-thread path taken whatever the module's size; the
 //! two runs alternate, each first in turn, so that a slow spell of the machine touches both
 //! alike. The best of `HLO_BENCH_REPEATS` (default 7) runs of each is kept, and the whole is
@@ -28,8 +28,7 @@ fn main() {
         println!("no files: set HLO_THREADS_FILES=a.hlo:b.hlo");
         return;
     }
-    let stages =
-        std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "syntax,parse,verify".into());
+    let stages = std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "parse,verify".into());
     let repeats = common::repeats(7);
     let rounds: usize = std::env::var("HLO_THREADS_ROUNDS")
         .ok()
@@ -56,19 +55,6 @@ fn main() {
             let inner = (4_000_000 / text.len().max(1)).max(1);
             let min_bytes = |two: bool| if two { 0 } else { usize::MAX };
             let all: Vec<(&str, Stage<'_>)> = vec![
-                (
-                    "syntax",
-                    Box::new(|two| {
-                        for range in &ranges {
-                            let tree = hlo_layout::syntax::parse_module_range_cut(
-                                &text,
-                                range.clone(),
-                                min_bytes(two),
-                            );
-                            assert!(tree.is_ok());
-                        }
-                    }),
-                ),
                 (
                     "parse",
                     Box::new(|two| {

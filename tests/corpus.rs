@@ -182,8 +182,7 @@ fn whole_heads_read_every_module_as_their_parts_do() {
                 continue;
             };
             for range in hlo_layout::syntax::split_modules(&text) {
-                let whole =
-                    hlo_layout::syntax::parse_module_range_cut(&text, range.clone(), usize::MAX);
+                let whole = hlo_layout::syntax::parse_module_range(&text, range.clone());
                 let by_part = hlo_layout::syntax::parse_module_range_without_whole_heads(
                     &text,
                     range.clone(),

@@ -35,22 +35,12 @@ fn ir_outcome(result: Result<hlo_layout::ir::Module, Vec<hlo_layout::Error>>) ->
     }
 }
 
-fn tree_outcome(
-    result: Result<hlo_layout::syntax::ast::Module<'_>, Vec<hlo_layout::syntax::SyntaxError>>,
-) -> String {
-    match result {
-        Ok(module) => format!("{module:#?}"),
-        Err(errors) => format!("{errors:#?}"),
-    }
-}
-
 /// Every line start is tried as the cut, between computations and at instruction lines
 /// (the text after it read ahead); returns how many cuts of each kind were taken.
 fn every_cut_agrees(path: &Path) -> (usize, usize) {
     let text = std::fs::read_to_string(path).unwrap();
     let whole = 0..text.len();
     let one_pass_ir = ir_outcome(hlo_layout::parse_module(&text));
-    let one_pass_tree = tree_outcome(hlo_layout::syntax::parse_module(&text));
     let mut taken = 0;
     let mut read_ahead = 0;
     let line_starts = text.match_indices('\n').map(|(i, _)| i + 1);
@@ -71,14 +61,6 @@ fn every_cut_agrees(path: &Path) -> (usize, usize) {
                 ir_outcome(halves),
                 one_pass_ir,
                 "{} cut at byte {cut}",
-                path.display()
-            );
-        }
-        if let Some(halves) = hlo_layout::syntax::parse_module_range_at(&text, whole.clone(), cut) {
-            assert_eq!(
-                tree_outcome(Ok(halves)),
-                one_pass_tree,
-                "{} cut at byte {cut} (syntax tree)",
                 path.display()
             );
         }

@@ -62,55 +62,18 @@ pub fn parse_module(source: &str) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
 }
 
 /// Like [`parse_module`] for `source[range]` (one part of a `// -----` split file), with
-/// spans into the whole of `source`.
+/// spans into the whole of `source`. One thread reads it, whatever its size: a syntax tree
+/// is only wanted whole where lowering is not (formatting text with errors, an error's
+/// span read again), and reading it in two halves on two threads was no faster than one on
+/// modules of every size (`docs/performance.md`).
 pub fn parse_module_range(
     source: &str,
     range: std::ops::Range<usize>,
 ) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    parse_module_range_cut(
-        source,
-        range,
-        crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES),
-    )
-}
-
-/// [`parse_module_range`], parsing in two halves on two threads when the text is at least
-/// `min_bytes` long and a computation starts near its middle (see
-/// [`computation_start_near`]). Tests lower `min_bytes` to compare both ways on small inputs.
-#[doc(hidden)]
-pub fn parse_module_range_cut(
-    source: &str,
-    range: std::ops::Range<usize>,
-    min_bytes: usize,
-) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
-    let cut = (range.len() >= min_bytes)
-        .then(|| computation_start_near(source, range.clone(), range.len() / 2))
-        .flatten();
-    if let Some(module) = cut.and_then(|cut| parse_module_range_at(source, range.clone(), cut)) {
-        return Ok(module);
-    }
     let (start, end) = (range.start, range.end);
     parse_collecting(source, range, Parsers::HappyPathFirst, || {
         lexer::Lexer::with_range(source, start, end)
     })
-}
-
-/// Parses `source[range.start..cut]` and `source[cut..range.end]` on two threads and joins
-/// the halves; `None` when they do not each parse on their own as computations of one
-/// module. Whenever it gives a module, it is the module [`parse_module_range`] gives.
-#[doc(hidden)]
-pub fn parse_module_range_at(
-    source: &str,
-    range: std::ops::Range<usize>,
-    cut: usize,
-) -> Option<ast::Module<'_>> {
-    // The syntax tree keeps the header and tables, so the first half reads them.
-    let no_preamble = None::<(usize, fn(ast::Module<'_>) -> Option<()>)>;
-    let halves = in_two_halves(source, range, cut, ast::CollectSink::default, no_preamble);
-    let ((mut module, mut sink), (_, tail), _) = halves?;
-    sink.computations.extend(tail.computations);
-    module.computations = sink.computations;
-    Some(module)
 }
 
 /// Where `source[range]` may be cut in two to parse each half on its own thread: the start of
