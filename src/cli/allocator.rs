@@ -60,10 +60,9 @@ const PURGE_DELAY: ffi::mi_option_t = 15;
 /// Has memory go back to the system as soon as it is freed, not 10 ms later, so that what
 /// a command frees is not held while it allocates on: for `check`, what one computation's
 /// checks free while the next is read; for the others, what parsing hands between its
-/// threads and the text once lowered. Every command sets it. Peak RSS of `check` (GNU
-/// time): mixtral 1x8 22.0-22.2 MB to 20.2-20.3, resnet50 pre 10.4 to 9.8, transformer24 opt
-/// 16.6 to 15.6; the time of `check` did not change measurably (mixtral 1x8, 20 runs each:
-/// 59-71 ms against 59-63).
+/// threads and the text once lowered. Every command sets it: it lowers the peak memory of
+/// `check` by a few percent and costs no time that could be measured
+/// (`docs/performance.md`).
 pub fn purge_freed_memory_at_once() {
     // SAFETY: sets a process-wide option, which mimalloc reads on each purge; any value is
     // valid for this option.

@@ -12,8 +12,8 @@ pub(super) fn is_ident_byte(b: u8) -> bool {
 }
 
 /// Which bytes go on an identifier: a table, as the shortcuts ask for every byte of every
-/// name, and one load is cheaper than the comparisons (callgrind: 10.6M of mixtral 1x8's
-/// 360M instructions were those comparisons).
+/// name, and one load is cheaper than the comparisons, which took a measurable share of
+/// parsing (`docs/performance.md`).
 static IDENT_BYTES: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;

@@ -99,8 +99,8 @@ impl Computation {
     /// keeping up to half its room unused).
     pub fn reserve(&mut self, instructions: usize) {
         self.graph.reserve_exact_nodes(instructions);
-        // Real modules have 1.3 to 1.7 operands per instruction (the benchmark files); room
-        // for two spares nearly every computation a doubling that copies every edge. Room
+        // Real modules have fewer than two operands per instruction on average; room for two
+        // spares nearly every computation a doubling that copies every edge. Room
         // that is never written is only address space, which costs no memory.
         self.graph
             .reserve_exact_edges(instructions.saturating_mul(2));
