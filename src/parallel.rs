@@ -7,13 +7,18 @@
 //! line starts in the text is `syntax`'s to find, and the layers above hand what it finds to
 //! the arithmetic here.
 //!
-//! A second thread pays only when each thread's share keeps it busy far longer than the
-//! second costs: to start it and join it, which takes tens of microseconds (a system call
-//! to map its stack, the scheduler waking it on the other core, caches it starts cold), and
-//! the work one thread does not do alone, finding the cut and joining the shares. On a
-//! machine whose other core is busy, the second thread waits for it, and the split costs
-//! what it adds without saving anything. The thresholds below say, stage by stage, how much
-//! input that takes.
+//! Parsing and lowering a module, and verifying one, take a second thread. `check` does not:
+//! on modules the benches were not tuned on, it was slower on two threads in every run.
+//! Printing does not: it gained on one of those modules, and only while the other core was
+//! free. Nor does parsing to a syntax tree alone, which the commands do whole only for text
+//! with errors, which is never cut.
+//!
+//! A second thread pays only where the other core is free and the input keeps both threads
+//! busy far longer than the second costs to start. Where another process keeps the other
+//! core busy, the second thread waits for it and the split only adds its own work (finding
+//! the cut, joining the shares): a stage on two threads then takes up to a quarter longer
+//! than on one, whatever the input's size. The thresholds below keep inputs whose work is
+//! not many times a thread's start on one thread; `docs/performance.md` has the figures.
 
 use std::ops::Range;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -80,13 +85,25 @@ where
     })
 }
 
-/// Parsing and lowering take a second thread from this many bytes of text: starting one
-/// costs tens of microseconds, and this much text takes one thread most of a millisecond.
-pub const PARSE_MIN_BYTES: usize = 1 << 17;
+/// What starting a second thread and joining it costs (tens of microseconds: a system call
+/// to map its stack, the scheduler waking it on the other core, caches it starts cold), in
+/// the work one thread does meanwhile: parsing and lowering this many bytes of text...
+const START_IN_BYTES_PARSED: usize = 4 << 10;
 
-/// Verifying takes a second thread from this many instructions: starting one costs tens of
-/// microseconds, and this many instructions take one thread milliseconds.
-pub const VERIFY_MIN_INSTRUCTIONS: usize = 20_000;
+/// ... or verifying this many instructions.
+const START_IN_INSTRUCTIONS_VERIFIED: usize = 100;
+
+/// A stage takes a second thread once its input takes one thread this many times what
+/// starting the second costs: the start then costs at most a thirty-second of the work,
+/// little beside what a second thread saves, at most half of it.
+const WORK_PER_START: usize = 32;
+
+/// Parsing and lowering take a second thread from this many bytes of text.
+pub const PARSE_MIN_BYTES: usize = WORK_PER_START * START_IN_BYTES_PARSED;
+
+/// Verifying takes a second thread from this many instructions; it starts one twice, for the
+/// module's structure and then for its meaning.
+pub const VERIFY_MIN_INSTRUCTIONS: usize = WORK_PER_START * 2 * START_IN_INSTRUCTIONS_VERIFIED;
 
 /// Where to cut a module's text, `text[range]`, to parse and lower it on two threads, when it
 /// has `min_bytes` or more; `None` when it is read on one. Its header and tables (the
