@@ -17,8 +17,8 @@
 //! handle (a lone instruction, computations written in place), the module is read again the
 //! usual way, which reports every error in order. So a valid module is read once and an
 //! invalid one twice. It is read on one thread, whatever its size: parsing on one thread
-//! while a second lowered and verified what it read was slower than one thread on modules
-//! of every size (`docs/performance.md`).
+//! while a second lowered and verified what it read was no faster than one thread, on
+//! modules of every size (`docs/performance.md`).
 
 use rustc_hash::FxHashSet;
 

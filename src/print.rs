@@ -13,8 +13,8 @@ pub use crate::lower::canonical::print_module;
 
 /// Prints a module from the IR. An unchanged module prints exactly as [`print_module`]
 /// prints the text it was lowered from. One thread prints it, whatever its size: printing
-/// shares of the computations on two and joining the texts was slower than one thread on
-/// modules of every size (`docs/performance.md`).
+/// shares of the computations on two and joining the texts gained only on some modules,
+/// only while the other core was free, and lost otherwise (`docs/performance.md`).
 pub fn print_ir_module(module: &ir::Module) -> String {
     // Lines run to about 100-200 bytes in real dumps. Room that is never written costs no
     // memory (its pages are never touched), while growing would copy everything printed.

@@ -62,10 +62,9 @@ pub fn parse_module(source: &str) -> Result<ast::Module<'_>, Vec<SyntaxError>> {
 }
 
 /// Like [`parse_module`] for `source[range]` (one part of a `// -----` split file), with
-/// spans into the whole of `source`. One thread reads it, whatever its size: a syntax tree
-/// is only wanted whole where lowering is not (formatting text with errors, an error's
-/// span read again), and reading it in two halves on two threads was no faster than one on
-/// modules of every size (`docs/performance.md`).
+/// spans into the whole of `source`. One thread reads it, whatever its size: the commands
+/// want a syntax tree whole only for text with errors, which two halves never read, and
+/// for an error's span read again.
 pub fn parse_module_range(
     source: &str,
     range: std::ops::Range<usize>,
