@@ -5,12 +5,17 @@
 //! HLO_THREADS_FILES=a.hlo:b.hlo cargo run --release --example threads_bench
 //! ```
 //!
-//! Each stage (`HLO_THREADS_STAGES`, default `parse,verify`) is timed on
+//! Each stage (`HLO_THREADS_STAGES`, default `parse,print,verify`) is timed on
 //! one thread and on two, with the two-thread path taken whatever the module's size; the
 //! two runs alternate, each first in turn, so that a slow spell of the machine touches both
 //! alike. The best of `HLO_BENCH_REPEATS` (default 7) runs of each is kept, and the whole is
 //! repeated `HLO_THREADS_ROUNDS` times (default 2). A small module is run several times in
 //! one timing, so that each timing takes a few milliseconds.
+//!
+//! A second thread pays only while the machine's other core is free, so each row also says
+//! how many cores the machine's other processes kept busy while it was timed, on average
+//! (Linux: all the CPU time `/proc/stat` counts, less this process's): near 0, the second
+//! thread had a core to itself; near 1 or more, it mostly waited for one.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,7 +33,8 @@ fn main() {
         println!("no files: set HLO_THREADS_FILES=a.hlo:b.hlo");
         return;
     }
-    let stages = std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "parse,verify".into());
+    let stages =
+        std::env::var("HLO_THREADS_STAGES").unwrap_or_else(|_| "parse,print,verify".into());
     let repeats = common::repeats(7);
     let rounds: usize = std::env::var("HLO_THREADS_ROUNDS")
         .ok()
@@ -36,8 +42,8 @@ fn main() {
         .unwrap_or(2);
     let options = hlo_layout::verify::VerifyOptions::default();
     println!(
-        "{:34} {:>8} {:>8} {:8} {:>10} {:>10} {:>6}",
-        "file", "MB", "instr", "stage", "1 thread", "2 threads", "1/2"
+        "{:34} {:>8} {:>8} {:8} {:>10} {:>10} {:>6} {:>6}",
+        "file", "MB", "instr", "stage", "1 thread", "2 threads", "1/2", "others"
     );
     for round in 1..=rounds {
         println!("round {round}");
@@ -69,6 +75,16 @@ fn main() {
                     }),
                 ),
                 (
+                    "print",
+                    Box::new(|two| {
+                        for module in &modules {
+                            let printed =
+                                hlo_layout::print::print_ir_module_on(module, min_bytes(two));
+                            assert!(!printed.is_empty());
+                        }
+                    }),
+                ),
+                (
                     "verify",
                     Box::new(|two| {
                         for module in &modules {
@@ -84,6 +100,7 @@ fn main() {
                     continue;
                 }
                 let mut best = [f64::INFINITY; 2];
+                let busy_before = (Instant::now(), cpu_ticks());
                 for repeat in 0..repeats {
                     for turn in 0..2 {
                         let two = (repeat + turn) % 2 == 1;
@@ -96,17 +113,51 @@ fn main() {
                         *best = best.min(seconds);
                     }
                 }
+                let others = other_cores_since(busy_before)
+                    .map_or_else(|| "-".to_string(), |cores| format!("{cores:.2}"));
                 println!(
-                    "{:34} {:8.3} {:8} {:8} {:8.3}ms {:8.3}ms {:6.2}",
+                    "{:34} {:8.3} {:8} {:8} {:8.3}ms {:8.3}ms {:6.2} {:>6}",
                     name,
                     text.len() as f64 / 1e6,
                     instructions,
                     stage,
                     best[0] * 1e3,
                     best[1] * 1e3,
-                    best[0] / best[1]
+                    best[0] / best[1],
+                    others
                 );
             }
         }
     }
+}
+
+/// The CPU time, in clock ticks, of the whole machine and of this process (Linux).
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let machine = std::fs::read_to_string("/proc/stat").ok()?;
+    // user, nice, system, idle, iowait, irq, softirq, steal: all but idle and iowait.
+    let fields: Vec<u64> = machine
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|field| field.parse().ok())
+        .collect::<Option<_>>()?;
+    let busy = fields.iter().sum::<u64>() - fields.get(3)? - fields.get(4)?;
+    let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command's name, in parentheses: utime and stime are the 12th and 13th.
+    let own: Vec<&str> = own.rsplit_once(')')?.1.split_whitespace().collect();
+    let ours = own.get(11)?.parse::<u64>().ok()? + own.get(12)?.parse::<u64>().ok()?;
+    Some((busy, ours))
+}
+
+/// How many cores other processes kept busy since `before`, on average.
+fn other_cores_since((at, before): (Instant, Option<(u64, u64)>)) -> Option<f64> {
+    let (busy, ours) = cpu_ticks()?;
+    let (busy_before, ours_before) = before?;
+    let others = busy
+        .saturating_sub(busy_before)
+        .saturating_sub(ours.saturating_sub(ours_before));
+    // Linux counts in USER_HZ ticks, 100 a second.
+    Some(others as f64 / 100.0 / at.elapsed().as_secs_f64())
 }

@@ -58,8 +58,10 @@
 //!   far as it can without its computation, for this one to place in the same order
 //!   (`lower::read_ahead`; `tests/two_threads.rs` cuts small inputs at every line both
 //!   ways, and compares). A module of [`parallel::VERIFY_MIN_INSTRUCTIONS`] instructions or
-//!   more is verified in two halves, its errors reported in computation order. Printing,
-//!   `check` and parsing to a syntax tree alone take one thread.
+//!   more is verified in two halves, its errors reported in computation order, and one of
+//!   [`parallel::PRINT_MIN_INSTRUCTIONS`] or more is printed in two shares of whole
+//!   computations, joined in order, when the shares are near even. `check` and parsing to
+//!   a syntax tree alone take one thread.
 //! - [`check`] verifies a module one instruction and one computation at a time as it is
 //!   read, keeping only the signatures of the computations above and what later checks read
 //!   of the instructions above, and reads the text again the usual way to report errors; it

@@ -7,11 +7,10 @@
 //! line starts in the text is `syntax`'s to find, and the layers above hand what it finds to
 //! the arithmetic here.
 //!
-//! Parsing and lowering a module, and verifying one, take a second thread. `check` does not:
-//! on modules the benches were not tuned on, it was slower on two threads in every run.
-//! Printing does not: it gained on one of those modules, and only while the other core was
-//! free. Nor does parsing to a syntax tree alone, which the commands do whole only for text
-//! with errors, which is never cut.
+//! Parsing and lowering a module, verifying one and printing one take a second thread.
+//! `check` does not: on modules the benches were not tuned on, it was no faster on two
+//! threads than on one, even with the other core free. Nor does parsing to a syntax tree
+//! alone, which the commands do whole only for text with errors, which is never cut.
 //!
 //! A second thread pays only where the other core is free and the input keeps both threads
 //! busy far longer than the second costs to start. Where another process keeps the other
@@ -90,8 +89,11 @@ where
 /// the work one thread does meanwhile: parsing and lowering this many bytes of text...
 const START_IN_BYTES_PARSED: usize = 4 << 10;
 
-/// ... or verifying this many instructions.
+/// ... or verifying this many instructions...
 const START_IN_INSTRUCTIONS_VERIFIED: usize = 100;
+
+/// ... or printing this many.
+const START_IN_INSTRUCTIONS_PRINTED: usize = 200;
 
 /// A stage takes a second thread once its input takes one thread this many times what
 /// starting the second costs: the start then costs at most a thirty-second of the work,
@@ -104,6 +106,10 @@ pub const PARSE_MIN_BYTES: usize = WORK_PER_START * START_IN_BYTES_PARSED;
 /// Verifying takes a second thread from this many instructions; it starts one twice, for the
 /// module's structure and then for its meaning.
 pub const VERIFY_MIN_INSTRUCTIONS: usize = WORK_PER_START * 2 * START_IN_INSTRUCTIONS_VERIFIED;
+
+/// Printing takes a second thread from this many instructions, when its computations make
+/// two shares near even ([`print_cut`]).
+pub const PRINT_MIN_INSTRUCTIONS: usize = WORK_PER_START * START_IN_INSTRUCTIONS_PRINTED;
 
 /// Where to cut a module's text, `text[range]`, to parse and lower it on two threads, when it
 /// has `min_bytes` or more; `None` when it is read on one. Its header and tables (the
@@ -152,7 +158,7 @@ fn halves_are_balanced(range: Range<usize>, cut: usize) -> bool {
     let larger = cut
         .saturating_sub(range.start)
         .max(range.end.saturating_sub(cut));
-    larger.saturating_mul(3) <= range.len().saturating_mul(2)
+    at_most_two_thirds(larger, range.len())
 }
 
 /// How far into `text`, a module's text whose preamble takes its first `preamble` bytes, to
@@ -185,7 +191,7 @@ fn tail_ahead_percent(text: &[u8]) -> usize {
 /// Where to cut a module's computations, of `sizes` instructions each in order, in two
 /// shares of whole computations: the index of the second share's first computation, chosen
 /// so that the larger share has as few instructions as whole computations allow.
-pub fn balanced_cut(sizes: impl Iterator<Item = usize> + Clone) -> usize {
+pub(crate) fn balanced_cut(sizes: impl Iterator<Item = usize> + Clone) -> usize {
     let total: usize = sizes.clone().sum();
     let mut before = 0;
     for (index, size) in sizes.clone().enumerate() {
@@ -202,6 +208,29 @@ pub fn balanced_cut(sizes: impl Iterator<Item = usize> + Clone) -> usize {
         before = after;
     }
     sizes.count()
+}
+
+/// Where to cut a module's computations, of `sizes` instructions each in order, to print
+/// them on two threads, each printing whole computations: the index of the second share's
+/// first computation ([`balanced_cut`]), when they have `min_instructions` or more and
+/// neither share has more than two thirds of them; else `None`, as two threads then take
+/// about as long as one and add the second's start and the joining of the texts.
+pub fn print_cut(
+    sizes: impl Iterator<Item = usize> + Clone,
+    min_instructions: usize,
+) -> Option<usize> {
+    let total: usize = sizes.clone().sum();
+    if total < min_instructions.max(1) {
+        return None;
+    }
+    let cut = balanced_cut(sizes.clone());
+    let first: usize = sizes.take(cut).sum();
+    at_most_two_thirds(first.max(total - first), total).then_some(cut)
+}
+
+/// Whether a share of `part` out of `whole` is at most two thirds of it.
+fn at_most_two_thirds(part: usize, whole: usize) -> bool {
+    part.saturating_mul(3) <= whole.saturating_mul(2)
 }
 
 /// Where to cut a module's computations, of `sizes` instructions each in order, in two

@@ -12,17 +12,30 @@ use crate::lower::canonical::{attribute_rank, in_print_order};
 pub use crate::lower::canonical::print_module;
 
 /// Prints a module from the IR. An unchanged module prints exactly as [`print_module`]
-/// prints the text it was lowered from. One thread prints it, whatever its size: printing
-/// shares of the computations on two and joining the texts gained only on some modules,
-/// only while the other core was free, and lost otherwise (`docs/performance.md`).
+/// prints the text it was lowered from. A large module is printed on two threads.
 pub fn print_ir_module(module: &ir::Module) -> String {
+    print_ir_module_on(
+        module,
+        crate::parallel::threshold(crate::parallel::PRINT_MIN_INSTRUCTIONS),
+    )
+}
+
+/// [`print_ir_module`], on two threads only when the module has at least `min_instructions`
+/// instructions (`usize::MAX`: one thread, as tests and benchmarks compare) and its
+/// computations make two shares near even ([`crate::parallel::print_cut`]); each thread
+/// prints whole computations.
+#[doc(hidden)]
+pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> String {
     // Lines run to about 100-200 bytes in real dumps. Room that is never written costs no
     // memory (its pages are never touched), while growing would copy everything printed.
     let mut out = String::with_capacity(256 * module.instruction_count() + 256);
-    let printed: Result<(), std::convert::Infallible> =
-        print_ir_module_into(module, &mut out, &mut |_| Ok(()));
-    match printed {
-        Ok(()) => out,
+    let kept: Result<Option<String>, std::convert::Infallible> =
+        print_ir_module_into(module, min_instructions, &mut out, &mut |_| Ok(()));
+    match kept {
+        Ok(tail) => {
+            out.push_str(tail.as_deref().unwrap_or_default());
+            out
+        }
         Err(never) => match never {},
     }
 }
@@ -30,21 +43,29 @@ pub fn print_ir_module(module: &ir::Module) -> String {
 /// How much printed text [`write_ir_module`] holds before writing it out.
 const WRITE_CHUNK_BYTES: usize = 1 << 20;
 
-/// Writes the text [`print_ir_module`] gives to `writer` as it is printed, in chunks, so
-/// that the whole text is never held.
+/// Writes the text [`print_ir_module`] gives to `writer` as it is printed, so that the
+/// whole text is never held: the first share of the computations goes out in chunks, and
+/// only the second share, printed meanwhile on another thread for a large module, is held
+/// until the first is written.
 pub fn write_ir_module(
     module: &ir::Module,
     writer: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let mut out = String::with_capacity(WRITE_CHUNK_BYTES + WRITE_CHUNK_BYTES / 2);
-    print_ir_module_into::<std::io::Error>(module, &mut out, &mut |text: &mut String| {
-        if text.len() >= WRITE_CHUNK_BYTES {
-            writer.write_all(text.as_bytes())?;
-            text.clear();
-        }
-        Ok(())
-    })?;
-    writer.write_all(out.as_bytes())
+    let tail = print_ir_module_into::<std::io::Error>(
+        module,
+        crate::parallel::threshold(crate::parallel::PRINT_MIN_INSTRUCTIONS),
+        &mut out,
+        &mut |text: &mut String| {
+            if text.len() >= WRITE_CHUNK_BYTES {
+                writer.write_all(text.as_bytes())?;
+                text.clear();
+            }
+            Ok(())
+        },
+    )?;
+    writer.write_all(out.as_bytes())?;
+    writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
 }
 
 /// The length and a 64-bit hash of the text [`print_ir_module`] gives, computed as it is
@@ -71,13 +92,15 @@ pub fn ir_module_digest(module: &ir::Module) -> (u64, u64) {
     (digest.0, std::hash::Hasher::finish(&digest.1))
 }
 
-/// Prints `module` into `out`, calling `flush` after each computation (it may write out and
-/// clear what `out` holds).
+/// Prints `module` into `out`, calling `flush` after each computation this thread prints
+/// (it may write out and clear what `out` holds). On two threads, the second share comes
+/// back whole, to follow what `out` holds.
 fn print_ir_module_into<E>(
     module: &ir::Module,
+    min_instructions: usize,
     out: &mut String,
     flush: &mut dyn FnMut(&mut String) -> Result<(), E>,
-) -> Result<(), E> {
+) -> Result<Option<String>, E> {
     if module.has_header {
         out.push_str("HloModule ");
         out.push_str(&module.name);
@@ -94,16 +117,40 @@ fn print_ir_module_into<E>(
         .iter()
         .any(|c| c.in_place)
         .then(|| IrPrinter::new(module));
-    let mut shapes = ShapeTexts::default();
-    for (index, computation) in module.computations().iter().enumerate() {
-        if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
-            continue;
+    let print_share = |out: &mut String,
+                       share: std::ops::Range<usize>,
+                       flush: &mut dyn FnMut(&mut String) -> Result<(), E>|
+     -> Result<(), E> {
+        let mut shapes = ShapeTexts::default();
+        for index in share {
+            if printer.as_ref().is_some_and(|p| p.printed_in_place[index]) {
+                continue;
+            }
+            print_ir_computation(
+                out,
+                &module.computations()[index],
+                printer.as_ref(),
+                &mut shapes,
+            );
+            out.push_str("\n\n");
+            flush(out)?;
         }
-        print_ir_computation(out, computation, printer.as_ref(), &mut shapes);
-        out.push_str("\n\n");
-        flush(out)?;
-    }
-    Ok(())
+        Ok(())
+    };
+    let last = module.computations().len();
+    let sizes = module.computations().iter().map(|c| c.len());
+    let Some(cut) = crate::parallel::print_cut(sizes, min_instructions) else {
+        return print_share(out, 0..last, flush).map(|()| None);
+    };
+    let print_tail = || {
+        let instructions: usize = module.computations()[cut..].iter().map(|c| c.len()).sum();
+        let mut tail = String::with_capacity(256 * instructions);
+        // Nothing is written out here, so the share is printed whole.
+        let _ = print_share(&mut tail, cut..last, &mut |_| Ok(()));
+        tail
+    };
+    let (head, tail) = crate::parallel::join(|| print_share(out, 0..cut, flush), print_tail);
+    head.map(|()| Some(tail))
 }
 
 /// Prints computations of one module, writing those the text wrote in place back there.

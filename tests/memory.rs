@@ -57,10 +57,14 @@ fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
 }
 
 /// A module of `computations` called computations of `lines` instructions each, with
-/// metadata as long as real dumps carry, called in a chain from the entry.
-fn module_text(computations: usize, lines: usize) -> String {
-    let metadata = "metadata={op_name=\"jit(train_step)/jvp(transformer)/while/body/layer_12/attention/softmax/add\" \
-                    source_file=\"/workspace/projects/language_model/src/model/transformer.py\" source_line=123}";
+/// metadata as long as real dumps carry and an op name `longer` bytes longer, called in a
+/// chain from the entry.
+fn module_text(computations: usize, lines: usize, longer: usize) -> String {
+    let metadata = format!(
+        "metadata={{op_name=\"jit(train_step)/jvp(transformer)/while/body/layer_12/attention/softmax/add{}\" \
+         source_file=\"/workspace/projects/language_model/src/model/transformer.py\" source_line=123}}",
+        "_".repeat(longer)
+    );
     let mut text = String::from("HloModule generated\n\n");
     for c in 0..computations {
         text.push_str(&format!(
@@ -93,7 +97,13 @@ fn module_text(computations: usize, lines: usize) -> String {
 
 #[test]
 fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
-    let one_thread = hlo_layout::parse_module(&module_text(190, 100)).expect("parses");
+    // Under `parallel::PRINT_MIN_INSTRUCTIONS` (each computation has a parameter too, and the
+    // entry a call for each), so printed on this thread alone; the lines are long enough
+    // for a text of 6 MiB.
+    let computations = hlo_layout::parallel::PRINT_MIN_INSTRUCTIONS / 102 - 1;
+    let longer = (6 << 20) / (computations * 100);
+    let one_thread =
+        hlo_layout::parse_module(&module_text(computations, 100, longer)).expect("parses");
     let (printed, printing) = peak_during(|| print_ir_module(&one_thread));
     let mut written = Vec::new();
     let ((), writing) = peak_during(|| {
@@ -119,8 +129,9 @@ fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
     assert_eq!(ir_module_digest(&one_thread), digest);
     drop((one_thread, printed, written));
 
-    // Over it: two threads, whose second share is joined in order.
-    let two_threads = hlo_layout::parse_module(&module_text(300, 100)).expect("parses");
+    // Shares of whole computations near even, over `parallel::PRINT_MIN_INSTRUCTIONS`: two
+    // threads, whose second share is joined in order.
+    let two_threads = hlo_layout::parse_module(&module_text(300, 100, 0)).expect("parses");
     let printed = print_ir_module(&two_threads);
     let mut written = Vec::new();
     write_ir_module(&two_threads, &mut written).expect("a vector takes anything");

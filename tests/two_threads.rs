@@ -4,7 +4,8 @@
 //! compare, and parse the corpus both ways. A module without a cut near its middle is cut
 //! at an instruction line instead, the text after it read ahead on the second thread, which
 //! must give the same again. Large modules are verified on two threads too, and must give
-//! the errors one thread gives, in the same order.
+//! the errors one thread gives, in the same order; and printed on two threads, which must
+//! give the text one thread gives.
 
 mod common;
 
@@ -445,4 +446,52 @@ fn cut_point_finds_what_a_plain_scan_finds_over_the_corpus() {
         }
     }
     assert!(compared > 100, "only {compared} files");
+}
+
+/// Printing on two threads, each taking whole computations, gives the text one thread
+/// gives: for every module of the inputs and the corpus, as parsed and as assigned.
+#[test]
+fn printing_on_two_threads_gives_what_one_gives() {
+    let mut texts = Vec::new();
+    for path in inputs() {
+        texts.push((path.clone(), std::fs::read_to_string(&path).unwrap()));
+    }
+    for folder in ["xla-tests", "jax", "xla-parser-tests"] {
+        if let Some(dir) = common::corpus_dir(folder) {
+            for path in common::files(&dir, "hlo") {
+                texts.push((path.clone(), std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let target = hlo_layout::ir::Target::default_tpu();
+    let (mut compared, mut cut, mut in_place_cut) = (0, 0, 0);
+    for (path, text) in &texts {
+        for range in hlo_layout::syntax::split_modules(text) {
+            let Ok(mut module) = hlo_layout::parse_module_range(text, range) else {
+                continue;
+            };
+            for assigned in [false, true] {
+                if assigned && hlo_layout::assign::assign_layouts(&mut module, &target).is_err() {
+                    continue;
+                }
+                let one = hlo_layout::print::print_ir_module_on(&module, usize::MAX);
+                let two = hlo_layout::print::print_ir_module_on(&module, 0);
+                assert_eq!(one, two, "{} (assigned: {assigned})", path.display());
+                compared += 1;
+                let sizes = module.computations().iter().map(|c| c.len());
+                if hlo_layout::parallel::print_cut(sizes, 0).is_some() {
+                    cut += 1;
+                    in_place_cut += usize::from(module.computations().iter().any(|c| c.in_place));
+                }
+            }
+        }
+    }
+    eprintln!("compared {compared} modules; {cut} printed on two threads, {in_place_cut} of them writing computations in place");
+    // Modules must be printed on two threads, and in-place printing must cross the cut, for
+    // the comparison to mean anything.
+    assert!(cut >= 100, "only {cut} modules printed on two threads");
+    assert!(
+        in_place_cut >= 1,
+        "no module printed on two threads writes a computation in place"
+    );
 }
