@@ -87,18 +87,18 @@ where
 /// What starting a second thread and joining it costs (tens of microseconds: a system call
 /// to map its stack, the scheduler waking it on the other core, caches it starts cold), in
 /// the work one thread does meanwhile: parsing and lowering this many bytes of text...
-const START_IN_BYTES_PARSED: usize = 4 << 10;
+const START_IN_BYTES_PARSED: usize = 8 << 10;
 
 /// ... or verifying this many instructions...
-const START_IN_INSTRUCTIONS_VERIFIED: usize = 100;
+const START_IN_INSTRUCTIONS_VERIFIED: usize = 160;
 
 /// ... or printing this many.
-const START_IN_INSTRUCTIONS_PRINTED: usize = 200;
+const START_IN_INSTRUCTIONS_PRINTED: usize = 400;
 
 /// A stage takes a second thread once its input takes one thread this many times what
-/// starting the second costs: the start then costs at most a thirty-second of the work,
-/// little beside what a second thread saves, at most half of it.
-const WORK_PER_START: usize = 32;
+/// starting the second costs: the start then costs at most a sixteenth of the work, where
+/// a second thread with a core of its own saves up to about a third of it.
+const WORK_PER_START: usize = 16;
 
 /// Parsing and lowering take a second thread from this many bytes of text.
 pub const PARSE_MIN_BYTES: usize = WORK_PER_START * START_IN_BYTES_PARSED;
