@@ -1,5 +1,5 @@
 //! Two threads: which stages take a second one and from what size of input, where the input
-//! is cut between the two, and how they are run and joined ([`join`]).
+//! is cut between the two, and how they are run and joined (`join`).
 //!
 //! Every two-thread path gives exactly what one thread gives, module and errors alike; tests
 //! compare the two ways with a threshold of 0 (two threads whatever the size) against
@@ -15,8 +15,8 @@
 //! A second thread pays only where the other core is free and the input keeps both threads
 //! busy far longer than the second costs to start. Where another process keeps the other
 //! core busy, the second thread waits for it and the split only adds its own work (finding
-//! the cut, joining the shares): a stage on two threads then takes up to a quarter longer
-//! than on one, whatever the input's size. The thresholds below keep inputs whose work is
+//! the cut, joining the shares): a stage on two threads then takes up to about a quarter
+//! longer than on one, whatever the input's size. The thresholds below keep inputs whose work is
 //! not many times a thread's start on one thread; `docs/performance.md` has the figures.
 
 use std::ops::Range;
@@ -212,9 +212,9 @@ pub(crate) fn balanced_cut(sizes: impl Iterator<Item = usize> + Clone) -> usize 
 
 /// Where to cut a module's computations, of `sizes` instructions each in order, to print
 /// them on two threads, each printing whole computations: the index of the second share's
-/// first computation ([`balanced_cut`]), when they have `min_instructions` or more and
-/// neither share has more than two thirds of them; else `None`, as two threads then take
-/// about as long as one and add the second's start and the joining of the texts.
+/// first computation (as `balanced_cut` gives it), when they have `min_instructions` or
+/// more and neither share has more than two thirds of them; else `None`, as two threads
+/// then take about as long as one and add the second's start and the joining of the texts.
 pub fn print_cut(
     sizes: impl Iterator<Item = usize> + Clone,
     min_instructions: usize,
@@ -276,6 +276,11 @@ mod tests {
         assert_eq!(balanced_cut([5].into_iter()), 1);
         assert_eq!(balanced_cut([].into_iter()), 0);
         assert_eq!(even_cut([3, 5, 2].into_iter()), (1, 2));
+        // Printing takes two threads only for shares near even, from its threshold on.
+        assert_eq!(print_cut([10, 10].into_iter(), 0), Some(1));
+        assert_eq!(print_cut([10, 10].into_iter(), 21), None);
+        assert_eq!(print_cut([1, 10, 1].into_iter(), 0), None);
+        assert_eq!(print_cut([4, 1, 1, 1, 1].into_iter(), 0), Some(1));
         assert_eq!(even_cut([10].into_iter()), (0, 5));
     }
 
