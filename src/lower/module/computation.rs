@@ -734,9 +734,8 @@ impl<'s> ComputationLowering<'_, 's> {
         };
         // A computation that reaches this many lines is given room for the rest at once,
         // counted from here to its `}` line, rather than grown as a vector does; short ones
-        // just grow, which cost less than sizing each as it opened (mixtral has 3,714
-        // computations, most a dozen lines: its first thread 176.7M -> 174.5M instructions
-        // with the counting below, callgrind).
+        // (most computations have a dozen lines) just grow, which costs less than counting
+        // the lines of each as it opens.
         const SIZED_AT: usize = 64;
         if self.open.computation.len() == SIZED_AT {
             if let Some(source) = self.memo.source {
