@@ -264,16 +264,21 @@ pub(super) fn check_ascending(op: &str, name: &str, values: &[i64]) -> Result<()
             ));
         }
         if a == b {
-            return Err(invalid(
-                op,
-                format!(
-                    "{name} must not repeat a dimension, got {{{}}}",
-                    join(values)
-                ),
-            ));
+            return Err(repeated(op, name, values));
         }
     }
     Ok(())
+}
+
+/// The error of a dimension list that names a dimension twice.
+fn repeated(op: &str, name: &str, values: &[i64]) -> ShapeError {
+    invalid(
+        op,
+        format!(
+            "{name} must not repeat a dimension, got {{{}}}",
+            join(values)
+        ),
+    )
 }
 
 /// Checks that no value appears twice, in any order.
@@ -284,13 +289,7 @@ pub(super) fn check_unique(op: &str, name: &str, values: &[i64]) -> Result<(), S
         .windows(2)
         .any(|pair| matches!(pair, [a, b] if a == b))
     {
-        return Err(invalid(
-            op,
-            format!(
-                "{name} must not repeat a dimension, got {{{}}}",
-                join(values)
-            ),
-        ));
+        return Err(repeated(op, name, values));
     }
     Ok(())
 }

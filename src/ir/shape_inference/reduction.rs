@@ -16,20 +16,7 @@ pub fn reduce(
     dimensions: &[i64],
 ) -> Result<Shape, ShapeError> {
     let op = "reduce";
-    let first = operands
-        .first()
-        .ok_or_else(|| invalid(op, "needs at least one operand"))?;
-    if init_values.len() != operands.len() {
-        return Err(invalid(
-            op,
-            format!(
-                "{} operands need {} init values, got {}",
-                operands.len(),
-                operands.len(),
-                init_values.len()
-            ),
-        ));
-    }
+    let first = first_with_init_values(op, operands, init_values)?;
     for (i, (operand, init)) in operands.iter().zip(init_values).enumerate() {
         expect_array(op, format_args!("operand {i}"), operand)?;
         expect_array(op, format_args!("init value {i}"), init)?;
@@ -92,20 +79,7 @@ pub fn reduce_window(
     window: &Window,
 ) -> Result<Shape, ShapeError> {
     let op = "reduce-window";
-    let first = operands
-        .first()
-        .ok_or_else(|| invalid(op, "needs at least one operand"))?;
-    if init_values.len() != operands.len() {
-        return Err(invalid(
-            op,
-            format!(
-                "{} operands need {} init values, got {}",
-                operands.len(),
-                operands.len(),
-                init_values.len()
-            ),
-        ));
-    }
+    let first = first_with_init_values(op, operands, init_values)?;
     let mut results = Vec::with_capacity(operands.len());
     for (i, (operand, init)) in operands.iter().zip(init_values).enumerate() {
         expect_array(op, format_args!("operand {i}"), operand)?;
@@ -143,6 +117,29 @@ pub fn reduce_window(
         ));
     }
     Ok(one_or_tuple(results))
+}
+
+/// The first of a reduction's operands, when it has some and one init value for each.
+fn first_with_init_values<'a>(
+    op: &str,
+    operands: &[&'a ArrayShape],
+    init_values: &[&ArrayShape],
+) -> Result<&'a ArrayShape, ShapeError> {
+    let first = operands
+        .first()
+        .ok_or_else(|| invalid(op, "needs at least one operand"))?;
+    if init_values.len() != operands.len() {
+        return Err(invalid(
+            op,
+            format!(
+                "{} operands need {} init values, got {}",
+                operands.len(),
+                operands.len(),
+                init_values.len()
+            ),
+        ));
+    }
+    Ok(first)
 }
 
 /// `sort` along `dimension`: one operand gives its shape, several (keys and values) a tuple;
