@@ -119,9 +119,11 @@ fn real_jax_module_snapshots() {
     }
 }
 
-/// Every jax and large module assigns; the result verifies with layouts and reads back.
+/// Every jax and large module assigns; the result verifies with layouts and reads back, and
+/// is the same when the input is lowered again rather than copied (as `assign` does).
 #[test]
 fn corpus_modules_assign_verify_and_reparse() {
+    use hlo_layout::assign::EntryLayouts;
     let mut assigned = 0;
     for folder in ["jax", "large"] {
         let Some(dir) = common::corpus_dir(folder) else {
@@ -130,6 +132,7 @@ fn corpus_modules_assign_verify_and_reparse() {
         for path in common::files(&dir, "hlo") {
             let text = std::fs::read_to_string(&path).unwrap();
             let (printed, _) = assign_text(&text, "tpu-v5e");
+            chosen_never_costs_more::same_lowering_again(&text, EntryLayouts::Given);
             let reparsed = hlo_layout::parse_module(&printed)
                 .unwrap_or_else(|e| panic!("{}: output does not parse: {e:?}", path.display()));
             assert_eq!(
@@ -435,6 +438,78 @@ mod chosen_never_costs_more {
             panic!("{errors:?}\n{text}");
         }
         report.cost.total()
+    }
+
+    /// Assigns `text` as `assign` does, lowering the input again instead of copying it, and
+    /// checks that the module and report are those of [`hlo_layout::assign::assign_verified`].
+    /// Returns whether the descending rule's layouts were kept.
+    pub(super) fn same_lowering_again(text: &str, entry_layouts: EntryLayouts) -> bool {
+        use hlo_layout::assign::{assign_verified, assign_verified_lowering_again};
+        let options = AssignOptions {
+            entry_layouts,
+            ..AssignOptions::default()
+        };
+        let target = Target::default_tpu();
+        let parse = || hlo_layout::parse_module(text);
+        let mut copied = parse().unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let report = assign_verified(&mut copied, &target, &options)
+            .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let first = parse().unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let mut lowerings = 0;
+        let again = || {
+            lowerings += 1;
+            parse()
+        };
+        let (module, again_report) =
+            assign_verified_lowering_again(first, again, &target, &options)
+                .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        assert_eq!(
+            hlo_layout::print::print_ir_module(&module),
+            hlo_layout::print::print_ir_module(&copied),
+            "{text}"
+        );
+        assert_eq!(again_report, report, "{text}");
+        // Once for the chosen layouts, and once more when the descending rule's are kept.
+        assert_eq!(lowerings, 1 + usize::from(report.kept_descending), "{text}");
+        report.kept_descending
+    }
+
+    /// Some random modules keep the descending rule's layouts, so lowering again is tested
+    /// on both outcomes.
+    #[test]
+    fn lowering_again_gives_the_same_module_both_ways() {
+        let sizes = [1i64, 3, 8, 32, 128, 300];
+        let mut kept = 0;
+        let mut tried = 0;
+        for seed in 0u64..400 {
+            let mut state = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut next = || {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 33) as usize
+            };
+            let count = 1 + next() % 3;
+            let dims: Vec<(i64, i64)> = (0..count)
+                .map(|_| (sizes[next() % sizes.len()], sizes[next() % sizes.len()]))
+                .collect();
+            let transposed: Vec<bool> = (0..4).map(|_| next() % 2 == 1).collect();
+            let steps: Vec<(u8, usize, usize)> = (0..1 + next() % 11)
+                .map(|_| ((next() % 256) as u8, next(), next()))
+                .collect();
+            let text = module(&dims, &transposed, &steps);
+            for entry_layouts in [EntryLayouts::Given, EntryLayouts::Auto] {
+                kept += usize::from(same_lowering_again(&text, entry_layouts));
+                tried += 1;
+            }
+        }
+        eprintln!("descending kept on {kept} of {tried}");
+        assert!(
+            kept > 0,
+            "no random module kept the descending rule's layouts"
+        );
     }
 
     proptest! {

@@ -52,7 +52,9 @@ pub mod report;
 
 use assigner::assign_once;
 pub use cost::ModuleCost;
-pub use options::{AssignError, AssignFailure, AssignOptions, EntryLayouts, Policy};
+pub use options::{
+    AssignAgainFailure, AssignError, AssignFailure, AssignOptions, EntryLayouts, Policy,
+};
 pub use report::{AssignReport, PaddingOffender};
 
 use crate::ir::module::Module;
@@ -95,6 +97,64 @@ pub fn assign_layouts_with(
     }
     report.descending_cost = Some(other.cost);
     Ok(report)
+}
+
+/// [`assign_verified`] for a caller that can lower its input again, from its text, instead
+/// of keeping a copy of the module: `module` is the input as first lowered, and `again`
+/// lowers the same input anew each time it is called (once, twice when the descending rule
+/// wins or assignment fails). Never more than one module is held, where
+/// [`assign_layouts_with`] holds a copy of the input and then two assigned modules; the
+/// result, the report and the errors are the same as [`assign_verified`]'s.
+pub fn assign_verified_lowering_again<E>(
+    mut module: Module,
+    mut again: impl FnMut() -> Result<Module, E>,
+    target: &Target,
+    options: &AssignOptions,
+) -> Result<(Module, AssignReport), AssignAgainFailure<E>> {
+    use AssignAgainFailure::{Again, Assign};
+    let input_options = crate::verify::VerifyOptions::default();
+    crate::verify::verify(&module, &input_options)
+        .map_err(|errors| Assign(AssignFailure::Input(errors)))?;
+    let report = if options.policy == Policy::Descending {
+        assign_once(&mut module, target, options).map_err(|e| Assign(AssignFailure::Assign(e)))?
+    } else {
+        let descending_options = AssignOptions {
+            policy: Policy::Descending,
+            ..*options
+        };
+        // The descending rule first, for its cost alone: the chosen layouts are then assigned
+        // on the input lowered again, and the descending ones once more only if they win.
+        let descending = assign_once(&mut module, target, &descending_options);
+        // Freeing a module takes a while; it frees faster than lowering fills.
+        let (lowered, ()) = crate::parallel::join(&mut again, move || drop(module));
+        module = lowered.map_err(Again)?;
+        let chosen = assign_once(&mut module, target, options);
+        match (chosen, descending) {
+            (Err(error), _) | (Ok(_), Err(error)) => {
+                return Err(Assign(AssignFailure::Assign(error)))
+            }
+            (Ok(mut chosen), Ok(descending)) => {
+                if descending.cost.total() < chosen.cost.total() {
+                    drop(module);
+                    module = again().map_err(Again)?;
+                    let mut kept = assign_once(&mut module, target, &descending_options)
+                        .map_err(|e| Assign(AssignFailure::Assign(e)))?;
+                    kept.kept_descending = true;
+                    kept.descending_cost = Some(kept.cost);
+                    kept
+                } else {
+                    chosen.descending_cost = Some(descending.cost);
+                    chosen
+                }
+            }
+        }
+    };
+    let output_options = crate::verify::VerifyOptions {
+        layout_sensitive: true,
+    };
+    crate::verify::verify(&module, &output_options)
+        .map_err(|errors| Assign(AssignFailure::Output(errors)))?;
+    Ok((module, report))
 }
 
 /// What `hlo-layout assign` does to a parsed module: verifies it, assigns layouts with

@@ -96,3 +96,13 @@ pub enum AssignFailure {
     /// The assigned module does not verify in layout-sensitive mode: a bug in the pass.
     Output(Vec<crate::verify::VerifyError>),
 }
+
+/// Why [`super::assign_verified_lowering_again`] gave no module: as [`super::assign_verified`], or the
+/// caller's own error from lowering the input again.
+#[derive(Debug)]
+pub enum AssignAgainFailure<E> {
+    /// What [`super::assign_verified`] would have failed with.
+    Assign(AssignFailure),
+    /// The input could not be lowered again (its file changed meanwhile, say).
+    Again(E),
+}

@@ -1,7 +1,9 @@
 //! `hlo-layout assign FILE|-... [--target T] [--entry-layouts given|auto] [-o OUT] [--report]
 //! [--format text|json]`.
 
-use hlo_layout::assign::{assign_verified, AssignFailure, AssignOptions, EntryLayouts};
+use hlo_layout::assign::{
+    assign_verified_lowering_again, AssignAgainFailure, AssignFailure, AssignOptions, EntryLayouts,
+};
 use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
@@ -55,7 +57,7 @@ pub fn run(args: Args) -> Outcome {
         &args.output,
         Header::Comment,
         |file, source| {
-            let mut module = match hlo_layout::parse_module(source.text()) {
+            let module = match hlo_layout::parse_module(source.text()) {
                 Ok(module) => module,
                 Err(errors) => {
                     return FileOutput::failure(diagnostics(file, source.text(), errors))
@@ -63,15 +65,25 @@ pub fn run(args: Args) -> Outcome {
             };
             // The module holds all it needs of the text; errors read it again.
             source.release();
-            let report = match assign_verified(&mut module, &target, &options) {
-                Ok(report) => report,
-                Err(AssignFailure::Input(errors)) => {
+            // The input is lowered again from its text rather than copied: one module at a
+            // time, never two.
+            let again = || {
+                let text = source.read_again()?;
+                let lowered = hlo_layout::parse_module(text).map_err(|_| source.changed());
+                source.release();
+                lowered
+            };
+            let assigned = assign_verified_lowering_again(module, again, &target, &options);
+            let (module, report) = match assigned {
+                Ok(assigned) => assigned,
+                Err(AssignAgainFailure::Again(diag)) => return FileOutput::failure(vec![diag]),
+                Err(AssignAgainFailure::Assign(AssignFailure::Input(errors))) => {
                     return FileOutput::failure(source.diagnostics(errors))
                 }
-                Err(AssignFailure::Assign(error)) => {
+                Err(AssignAgainFailure::Assign(AssignFailure::Assign(error))) => {
                     return FileOutput::failure(source.diagnostics(vec![error]))
                 }
-                Err(AssignFailure::Output(errors)) => {
+                Err(AssignAgainFailure::Assign(AssignFailure::Output(errors))) => {
                     let mut output = FileOutput::failure(source.diagnostics(errors));
                     output.notes =
                         "error: the assigned module does not verify; this is a bug in hlo-layout\n"

@@ -44,6 +44,29 @@ impl Source {
         self.text = String::new();
     }
 
+    /// The text, read again if it was released; an error if the file no longer holds the
+    /// text read first.
+    pub fn read_again(&mut self) -> Result<&str, Diag> {
+        if let Some((len, hash)) = self.released {
+            match read(&self.file) {
+                Ok(text) if text.len() == len && fingerprint(&text) == hash => {
+                    self.text = text;
+                    self.released = None;
+                }
+                Ok(_) => return Err(self.changed()),
+                Err(diag) => return Err(diag),
+            }
+        }
+        Ok(&self.text)
+    }
+
+    /// The error of a file that no longer holds the text read first.
+    pub fn changed(&self) -> Diag {
+        plain(CliError::Changed {
+            file: self.file.clone(),
+        })
+    }
+
     /// Diagnostics about the text, as [`super::diagnostics`] gives them, with the text read
     /// again if it was released. A file that no longer holds the text read first gives them
     /// without snippets or positions, which would point at other text.
@@ -51,14 +74,8 @@ impl Source {
     where
         E: miette::Diagnostic + Send + Sync + 'static,
     {
-        if let Some((len, hash)) = self.released {
-            match read(&self.file) {
-                Ok(text) if text.len() == len && fingerprint(&text) == hash => {
-                    self.text = text;
-                    self.released = None;
-                }
-                _ => return errors.into_iter().map(plain).collect(),
-            }
+        if self.read_again().is_err() {
+            return errors.into_iter().map(plain).collect();
         }
         super::diagnostics(&self.file, &self.text, errors)
     }
@@ -134,6 +151,13 @@ mod tests {
         assert_eq!(changed.len(), kept.len());
         assert_eq!(changed[0].json()["labels"][0]["offset"], 41);
         assert!(changed[0].json()["labels"][0]["line"].is_null());
+        // Lowering again (`assign`) refuses a file that changed.
+        let Err(refused) = source.read_again() else {
+            panic!("a changed file is not read again");
+        };
+        assert!(refused.render().contains("changed while it was read"));
+        std::fs::write(&path, text)?;
+        assert_eq!(source.read_again().ok(), Some(text));
         Ok(())
     }
 

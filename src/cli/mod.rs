@@ -241,6 +241,9 @@ pub enum CliError {
     #[error("{file} is not UTF-8 text (invalid byte at offset {offset})")]
     #[diagnostic(code(hlo::cli::utf8))]
     NotUtf8 { file: String, offset: usize },
+    #[error("{file} changed while it was read")]
+    #[diagnostic(code(hlo::cli::changed))]
+    Changed { file: String },
     #[error("cannot write {file}: {reason}")]
     #[diagnostic(code(hlo::cli::write))]
     Write { file: String, reason: String },
