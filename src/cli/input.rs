@@ -15,9 +15,11 @@ pub struct Source {
     file: String,
     /// Empty once released.
     text: String,
-    /// The length and hash of the text released, to tell whether the file read again holds
-    /// the same text.
-    released: Option<(usize, u64)>,
+    /// Whether the text was released and is to be read again.
+    released: bool,
+    /// The length and hash of the text first read, to tell whether the file read again holds
+    /// the same text; computed on the first release.
+    fingerprint: Option<(usize, u64)>,
 }
 
 impl Source {
@@ -25,7 +27,8 @@ impl Source {
         Source {
             file: file.to_string(),
             text,
-            released: None,
+            released: false,
+            fingerprint: None,
         }
     }
 
@@ -37,21 +40,25 @@ impl Source {
     /// Frees the text of a file; diagnostics read it again. Standard input cannot be read
     /// again, so its text is kept.
     pub fn release(&mut self) {
-        if self.file == "-" || self.released.is_some() {
+        if self.file == "-" || self.released {
             return;
         }
-        self.released = Some((self.text.len(), fingerprint(&self.text)));
+        // The text read again is the text first read, so it is hashed only once.
+        if self.fingerprint.is_none() {
+            self.fingerprint = Some((self.text.len(), fingerprint(&self.text)));
+        }
+        self.released = true;
         self.text = String::new();
     }
 
     /// The text, read again if it was released; an error if the file no longer holds the
     /// text read first.
     pub fn read_again(&mut self) -> Result<&str, Diag> {
-        if let Some((len, hash)) = self.released {
+        if let (true, Some((len, hash))) = (self.released, self.fingerprint) {
             match read(&self.file) {
                 Ok(text) if text.len() == len && fingerprint(&text) == hash => {
                     self.text = text;
-                    self.released = None;
+                    self.released = false;
                 }
                 Ok(_) => return Err(self.changed()),
                 Err(diag) => return Err(diag),
