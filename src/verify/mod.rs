@@ -34,10 +34,11 @@ mod sharding;
 pub(crate) use callees::{Callee, Indexed, Signature};
 pub use error::{Found, Problem, Problems, VerifyError, VerifyOptions};
 
+use crate::ir::attribute_rules;
 use crate::ir::module::{
     Computation, ComputationId, InstrId, Instruction, Module, Payload, TextAttribute,
 };
-use crate::ir::opcode::Opcode;
+use crate::ir::opcode::{async_sugar, AsyncPart, Opcode};
 use crate::ir::shape::Shape;
 
 /// Checks `module`; every error found is returned. A large module is checked on two threads.
@@ -288,7 +289,7 @@ fn instruction(
 ) {
     let instruction = computation.instruction(id);
     let opcode = &instruction.opcode;
-    let sugar = attributes::async_sugar(opcode);
+    let sugar = async_sugar(opcode);
     if let (Opcode::Unknown(name), None) = (opcode, &sugar) {
         errors.push(VerifyError::new(
             computation,
@@ -309,13 +310,13 @@ fn instruction(
             "unexpected attribute \"branch_computations\": a conditional on a pred takes \
              `true_computation` and `false_computation`"
                 .to_string()
-        } else if !attributes::allowed(opcode, &attribute.name)
+        } else if !attribute_rules::allowed(opcode, &attribute.name)
             && semantic::mesh_device_ids(instruction, index).is_none()
         {
             format!(
                 "unexpected attribute \"{}\" for `{opcode}`; allowed: {}",
                 attribute.name,
-                attributes::allowed_list(opcode)
+                attribute_rules::allowed_list(opcode)
             )
         } else {
             continue;
@@ -519,8 +520,7 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
     let instruction = computation.instruction(id);
     let arity = instruction.opcode.arity();
     let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
-        || attributes::async_sugar(&instruction.opcode)
-            .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
+        || async_sugar(&instruction.opcode).is_some_and(|(_, part)| part != AsyncPart::Start);
     if continues_async && operand_count == 0 {
         errors.push(
             VerifyError::new(

@@ -547,7 +547,7 @@ impl<'s> ComputationLowering<'_, 's> {
             .reserve_exact(instruction.attributes.len());
         for attribute in &instruction.attributes {
             let calls = crate::ir::vocabulary::calls_computations(attribute.name.text)
-                && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
+                && crate::ir::attribute_rules::allowed(&lowered.opcode, attribute.name.text);
             if calls
                 && !takes_a_list(attribute.name.text)
                 && !names_one(&attribute.value)
