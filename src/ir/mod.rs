@@ -18,6 +18,7 @@ pub mod pattern;
 pub mod permutation;
 pub mod primitive;
 pub mod shape;
+pub mod shape_compare;
 pub mod shape_inference;
 pub(crate) mod shape_text;
 pub mod target;

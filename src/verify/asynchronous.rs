@@ -12,7 +12,7 @@ use crate::ir::shape::Shape;
 
 use super::callees::Indexed;
 use super::error::{Found, Problem, Problems, VerifyError};
-use super::shapes::{compatible, strip_layouts};
+use crate::ir::shape_compare::{compatible, strip_layouts};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
 fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {

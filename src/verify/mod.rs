@@ -40,6 +40,7 @@ use crate::ir::module::{
 };
 use crate::ir::opcode::{async_sugar, AsyncPart, Opcode};
 use crate::ir::shape::Shape;
+use crate::ir::shape_compare;
 
 /// Checks `module`; every error found is returned. A large module is checked on two threads.
 pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<VerifyError>> {
@@ -342,8 +343,8 @@ fn instruction(
     match shapes::infer_instruction(instruction, &operands) {
         Ok(Some(inferred)) => {
             let counted = tuple_operand_mismatch(instruction, operand_ids.len()).is_some();
-            if !counted && !shapes::equals_without_layouts(&inferred, &instruction.shape) {
-                let declared = shapes::strip_layouts(&instruction.shape);
+            if !counted && !shape_compare::equals_without_layouts(&inferred, &instruction.shape) {
+                let declared = shape_compare::strip_layouts(&instruction.shape);
                 push(Problem::from(format!(
                     "`{opcode}` has the declared shape {declared} but its operands and attributes \
                      give {inferred}"
@@ -561,7 +562,7 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
                 Some(id),
                 format!(
                     "`tuple` of shape {} takes {elements} operands, found {operand_count}",
-                    shapes::strip_layouts(&instruction.shape)
+                    shape_compare::strip_layouts(&instruction.shape)
                 ),
             )
             .found_at(Found::OperandList),
