@@ -5,9 +5,9 @@
 use std::fmt::Write;
 
 use crate::ir;
+use crate::ir::attribute_order::{attribute_rank, in_print_order};
 use crate::ir::shape_text::push_shape;
 use crate::ir::vocabulary::HEADER_ORDER;
-use crate::lower::canonical::{attribute_rank, in_print_order};
 
 pub use crate::lower::canonical::print_module;
 

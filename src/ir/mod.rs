@@ -8,6 +8,7 @@
 //! (`instruction`, `operands`, `users`...) panic with the same message, naming the
 //! computation, as indexing out of bounds does.
 
+pub(crate) mod attribute_order;
 pub mod attribute_rules;
 pub mod attrs;
 pub mod bitcast;
