@@ -14,8 +14,10 @@
 //!
 //! A module imports only from the layers listed before its own, and no source file imports
 //! one that imports it back, however long the chain (`tests/architecture.rs` reads the
-//! source and fails otherwise). Vocabulary more than one layer reads lives low, in `ir`
-//! ([`ir::vocabulary`]); the command (`cli`, a crate of its own) sits above them all.
+//! source and fails otherwise). Vocabulary more than one layer reads lives low, in `ir`:
+//! [`ir::vocabulary`], which attributes each opcode takes ([`ir::attribute_rules`]), how
+//! shapes compare ([`ir::shape_compare`]) and the order attributes print in
+//! (`ir::attribute_order`). The command (`cli`, a crate of its own) sits above them all.
 //!
 //! - [`syntax`] turns text into a syntax tree with byte spans. It never panics, whatever the
 //!   input, and gives nothing meaning: element types, opcodes and layout letters are words.

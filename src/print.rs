@@ -5,9 +5,9 @@
 use std::fmt::Write;
 
 use crate::ir;
-use crate::ir::shape_text::push_shape;
+use crate::ir::attribute_order::{attribute_rank, in_print_order};
+use crate::ir::shape_text::{push_int, push_shape};
 use crate::ir::vocabulary::HEADER_ORDER;
-use crate::lower::canonical::{attribute_rank, in_print_order};
 
 pub use crate::lower::canonical::print_module;
 
@@ -233,33 +233,6 @@ fn push_name(out: &mut String, name: &str, style: ir::module::PrintStyle) {
         out.push('%');
     }
     out.push_str(name);
-}
-
-/// Appends `n` in decimal; `write!` goes through the formatting machinery, which costs more
-/// than the digits themselves on a path that prints several integers per instruction.
-fn push_int(out: &mut String, n: i64) {
-    if (0..10).contains(&n) {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    let mut buffer = [0u8; 20];
-    let mut at = buffer.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buffer[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push('-');
-    }
-    // Pushing the few ASCII digits one by one is cheaper than validating them as a `str`.
-    for &digit in &buffer[at..] {
-        out.push(char::from(digit));
-    }
 }
 
 /// The text of each instruction shape printed so far, by the shape's address: instructions

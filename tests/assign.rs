@@ -675,13 +675,13 @@ fn every_opcode_specific_attribute_assigns() {
     }
 }
 
-/// Every (opcode, attribute) pair of the verifier's table (`opcode_specific` over
+/// Every (opcode, attribute) pair of the table the verifier reads (`opcode_specific` over
 /// `Opcode::all`) is carried by some instruction of `tests/inputs/opcode-attributes`, so
 /// that the test above covers it; a pair added to the table needs an input here.
 #[test]
 fn opcode_attribute_inputs_use_every_pair_of_the_table() {
+    use hlo_layout::ir::attribute_rules::opcode_specific;
     use hlo_layout::ir::opcode::Opcode;
-    use hlo_layout::verify::attributes::opcode_specific;
     let mut used = std::collections::BTreeSet::new();
     for (name, text) in opcode_attribute_inputs() {
         let module = hlo_layout::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));

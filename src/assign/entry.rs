@@ -4,8 +4,8 @@
 
 use crate::ir::module::Module;
 use crate::ir::shape::{ArrayShape, Shape};
+use crate::ir::shape_compare::compatible;
 use crate::ir::Target;
-use crate::verify::shapes::compatible;
 
 /// The shapes `entry_computation_layout={(...)->...}` gives the entry's parameters, else
 /// the parameters' own; tiled by the target where no tiles were given.

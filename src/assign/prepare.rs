@@ -250,7 +250,7 @@ pub(super) fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
 pub(super) fn change_opcode(instruction: &mut Instruction, opcode: Opcode) {
     instruction
         .attributes
-        .retain(|a| crate::verify::attributes::allowed(&opcode, &a.name));
+        .retain(|a| crate::ir::attribute_rules::allowed(&opcode, &a.name));
     instruction.opcode = opcode;
 }
 

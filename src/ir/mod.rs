@@ -8,6 +8,8 @@
 //! (`instruction`, `operands`, `users`...) panic with the same message, naming the
 //! computation, as indexing out of bounds does.
 
+pub(crate) mod attribute_order;
+pub mod attribute_rules;
 pub mod attrs;
 pub mod bitcast;
 pub mod build;
@@ -17,6 +19,7 @@ pub mod pattern;
 pub mod permutation;
 pub mod primitive;
 pub mod shape;
+pub mod shape_compare;
 pub mod shape_inference;
 pub(crate) mod shape_text;
 pub mod target;

@@ -1,5 +1,6 @@
 //! HLO opcodes: one table gives each its spelling, its operand count and how it treats
-//! layouts. Opcodes the table does not know are kept as [`Opcode::Unknown`] and round-trip.
+//! layouts. Opcodes the table does not know are kept as [`Opcode::Unknown`] and round-trip;
+//! [`async_sugar`] reads those that are XLA's async sugar (`custom-call-start`, ...).
 
 use std::fmt;
 
@@ -292,6 +293,44 @@ impl fmt::Display for Opcode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Which part of an async chain a sugared opcode is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncPart {
+    /// `<op>-start`, which begins the async computation.
+    Start,
+    /// `<op>-update`, which passes the async state on.
+    Update,
+    /// `<op>-done`, which waits for the result.
+    Done,
+}
+
+/// How an opcode the table does not know reads: XLA's async sugar `<op>-start`,
+/// `<op>-update`, `<op>-done` wraps a known op that has no async form of its own.
+pub fn async_sugar(opcode: &Opcode) -> Option<(Opcode, AsyncPart)> {
+    let Opcode::Unknown(name) = opcode else {
+        return None;
+    };
+    let (base, part) = if let Some(base) = name.strip_suffix("-start") {
+        (base, AsyncPart::Start)
+    } else if let Some(base) = name.strip_suffix("-update") {
+        (base, AsyncPart::Update)
+    } else if let Some(base) = name.strip_suffix("-done") {
+        (base, AsyncPart::Done)
+    } else {
+        return None;
+    };
+    let wrapped = Opcode::from_name(base);
+    // Ops with dedicated async opcodes (all-reduce-start, send-done, copy-start...) cannot
+    // be sugared.
+    let dedicated = ["start", "done"]
+        .iter()
+        .any(|suffix| Opcode::from_name(&format!("{base}-{suffix}")).is_known());
+    if !wrapped.is_known() || dedicated || matches!(wrapped, Opcode::AsyncStart) {
+        return None;
+    }
+    Some((wrapped, part))
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! with their attributes in XLA's order D, T, L, #, *, E, S, SC, P, M. The writer takes any
 //! [`fmt::Write`]: the IR printer (`crate::print`) hands it the `String` it prints into, so
 //! that a shape costs no formatter, and the `Display` impls of the shape types hand it their
-//! `Formatter`.
+//! `Formatter`. The IR printer writes its other integers (parameter numbers, operand
+//! indices) with the same integer writer ([`push_int`]).
 //!
 //! Invariant: a shape prints the same bytes whichever way it is reached, the way XLA prints
 //! it and lowering reads it back; attributes at their defaults (`L(1)`, `E(0)`, `S(0)`,
@@ -17,6 +18,12 @@ use super::shape::{ArrayShape, Dim, DimLevelType, Layout, Shape, SplitConfig, Ti
 pub(crate) fn push_shape(out: &mut String, shape: &Shape, layouts: bool) {
     // Writing to a `String` cannot fail.
     let _ = write_shape(out, shape, layouts);
+}
+
+/// Appends `n` in decimal to `out`.
+pub(crate) fn push_int(out: &mut String, n: i64) {
+    // Writing to a `String` cannot fail.
+    let _ = write_int(out, n);
 }
 
 /// Writes `shape`, with its layouts or without them.

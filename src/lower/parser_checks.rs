@@ -181,7 +181,7 @@ pub(crate) fn attributes(
     for (index, attribute) in attributes.iter().enumerate() {
         let name = attribute.name.text;
         // One the opcode does not take is not read by XLA's parser at all.
-        if !crate::verify::attributes::allowed(opcode, name) {
+        if !crate::ir::attribute_rules::allowed(opcode, name) {
             continue;
         }
         let checked = matches!(
@@ -399,7 +399,7 @@ pub(super) fn check_unique_attributes(
 /// its async sugar (`custom-call-start`).
 pub(crate) fn unknown_opcode(opcode: &Opcode, word: &ast::Word<'_>) -> Option<ModuleError> {
     match opcode {
-        Opcode::Unknown(_) if crate::verify::attributes::async_sugar(opcode).is_none() => {
+        Opcode::Unknown(_) if crate::ir::opcode::async_sugar(opcode).is_none() => {
             Some(ModuleError::UnknownOpcode {
                 name: word.text.to_string(),
                 span: word.span,

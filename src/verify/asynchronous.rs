@@ -7,13 +7,12 @@
 use std::collections::BTreeMap;
 
 use crate::ir::module::{Computation, InstrId, Instruction, Module};
-use crate::ir::opcode::Opcode;
+use crate::ir::opcode::{async_sugar, AsyncPart, Opcode};
 use crate::ir::shape::Shape;
 
-use super::attributes::{async_sugar, AsyncPart};
 use super::callees::Indexed;
 use super::error::{Found, Problem, Problems, VerifyError};
-use super::shapes::{compatible, strip_layouts};
+use crate::ir::shape_compare::{compatible, strip_layouts};
 
 /// The async part an instruction is, and the op it wraps when the text names it.
 fn part(instruction: &Instruction) -> Option<(AsyncPart, Option<Opcode>)> {

@@ -9,7 +9,7 @@ use crate::ir::shape::Shape;
 
 use super::callees::{Callee, Indexed};
 use super::error::{Found, Problems};
-use super::shapes::{compatible, strip_layouts};
+use crate::ir::shape_compare::{compatible, strip_layouts};
 
 fn pred_scalar() -> Shape {
     Shape::Array(crate::ir::ArrayShape::new(PrimitiveType::Pred, &[]))

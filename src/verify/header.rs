@@ -4,7 +4,7 @@
 use super::callees::Callee;
 use crate::ir::shape::Shape;
 
-use super::shapes::{compatible, strip_layouts};
+use crate::ir::shape_compare::{compatible, strip_layouts};
 
 /// Reads `entry_computation_layout={(a, b)->r}`: the parameter shapes and the result shape.
 pub(crate) fn entry_layout(text: &str) -> Option<(Vec<Shape>, Shape)> {

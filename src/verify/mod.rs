@@ -34,11 +34,13 @@ mod sharding;
 pub(crate) use callees::{Callee, Indexed, Signature};
 pub use error::{Found, Problem, Problems, VerifyError, VerifyOptions};
 
+use crate::ir::attribute_rules;
 use crate::ir::module::{
     Computation, ComputationId, InstrId, Instruction, Module, Payload, TextAttribute,
 };
-use crate::ir::opcode::Opcode;
+use crate::ir::opcode::{async_sugar, AsyncPart, Opcode};
 use crate::ir::shape::Shape;
+use crate::ir::shape_compare;
 
 /// Checks `module`; every error found is returned. A large module is checked on two threads.
 pub fn verify(module: &Module, options: &VerifyOptions) -> Result<(), Vec<VerifyError>> {
@@ -288,7 +290,7 @@ fn instruction(
 ) {
     let instruction = computation.instruction(id);
     let opcode = &instruction.opcode;
-    let sugar = attributes::async_sugar(opcode);
+    let sugar = async_sugar(opcode);
     if let (Opcode::Unknown(name), None) = (opcode, &sugar) {
         errors.push(VerifyError::new(
             computation,
@@ -309,13 +311,13 @@ fn instruction(
             "unexpected attribute \"branch_computations\": a conditional on a pred takes \
              `true_computation` and `false_computation`"
                 .to_string()
-        } else if !attributes::allowed(opcode, &attribute.name)
+        } else if !attribute_rules::allowed(opcode, &attribute.name)
             && semantic::mesh_device_ids(instruction, index).is_none()
         {
             format!(
                 "unexpected attribute \"{}\" for `{opcode}`; allowed: {}",
                 attribute.name,
-                attributes::allowed_list(opcode)
+                attribute_rules::allowed_list(opcode)
             )
         } else {
             continue;
@@ -341,8 +343,8 @@ fn instruction(
     match shapes::infer_instruction(instruction, &operands) {
         Ok(Some(inferred)) => {
             let counted = tuple_operand_mismatch(instruction, operand_ids.len()).is_some();
-            if !counted && !shapes::equals_without_layouts(&inferred, &instruction.shape) {
-                let declared = shapes::strip_layouts(&instruction.shape);
+            if !counted && !shape_compare::equals_without_layouts(&inferred, &instruction.shape) {
+                let declared = shape_compare::strip_layouts(&instruction.shape);
                 push(Problem::from(format!(
                     "`{opcode}` has the declared shape {declared} but its operands and attributes \
                      give {inferred}"
@@ -519,8 +521,7 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
     let instruction = computation.instruction(id);
     let arity = instruction.opcode.arity();
     let continues_async = matches!(instruction.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
-        || attributes::async_sugar(&instruction.opcode)
-            .is_some_and(|(_, part)| part != attributes::AsyncPart::Start);
+        || async_sugar(&instruction.opcode).is_some_and(|(_, part)| part != AsyncPart::Start);
     if continues_async && operand_count == 0 {
         errors.push(
             VerifyError::new(
@@ -561,7 +562,7 @@ fn operand_structure(computation: &Computation, id: InstrId, errors: &mut Vec<Ve
                 Some(id),
                 format!(
                     "`tuple` of shape {} takes {elements} operands, found {operand_count}",
-                    shapes::strip_layouts(&instruction.shape)
+                    shape_compare::strip_layouts(&instruction.shape)
                 ),
             )
             .found_at(Found::OperandList),

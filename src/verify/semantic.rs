@@ -10,7 +10,7 @@ use crate::ir::shape::Shape;
 use crate::ir::vocabulary::split_top_level;
 
 use super::error::{Found, Problems};
-use super::shapes::{compatible, strip_layouts};
+use crate::ir::shape_compare::{compatible, strip_layouts};
 
 /// The inside of `{...}`, or the text itself.
 fn unbrace(text: &str) -> &str {

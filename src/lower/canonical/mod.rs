@@ -10,15 +10,14 @@
 //! the same text.
 //!
 //! The parts have a file each: the printer of a tree (`printer`), the printer that prints
-//! a module as the parser reads it (`streaming`), the print order of attributes (`order`),
-//! and what the printer reads off a value's terms (`terms`).
+//! a module as the parser reads it (`streaming`), and what the printer reads off a value's
+//! terms (`terms`). The print order of attributes is `ir::attribute_order`, which the IR
+//! printer reads too.
 
-mod order;
 mod printer;
 mod streaming;
 mod terms;
 
-pub(crate) use order::{attribute_rank, in_print_order};
 pub(crate) use streaming::format_streaming;
 
 use super::shape::LowerError;

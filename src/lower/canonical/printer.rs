@@ -8,13 +8,13 @@
 
 use std::fmt::Write;
 
-use super::order::{attribute_rank, in_print_order, METADATA_ORDER, WINDOW_ORDER};
 use super::terms::{
     default_tight, glued, is_shape_like, literal_rank, push_plain_shape, shape_of,
     word_meets_equals,
 };
 use crate::ir;
-use crate::ir::vocabulary::HEADER_ORDER;
+use crate::ir::attribute_order::{attribute_rank, in_print_order, WINDOW_ORDER};
+use crate::ir::vocabulary::{HEADER_ORDER, METADATA_FIELDS};
 use crate::lower::shape::{lower_shape, LowerError};
 use crate::syntax::ast::{
     self, Attribute, Computation, Delimiter, Instruction, List, Module, Name, Operand, Term,
@@ -328,7 +328,7 @@ impl Printer {
             }
         }
         let order: Option<&[&str]> = match name {
-            "metadata" => Some(METADATA_ORDER),
+            "metadata" => Some(METADATA_FIELDS),
             "window" => Some(WINDOW_ORDER),
             _ => None,
         };

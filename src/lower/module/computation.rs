@@ -320,7 +320,7 @@ impl<'s> ComputationLowering<'_, 's> {
             };
             if let Some(actual) = actual.filter(|a| {
                 computation.instruction(id).shape_written
-                    && !crate::verify::shapes::compatible(declared, a)
+                    && !crate::ir::shape_compare::compatible(declared, a)
             }) {
                 self.closed.errors.push(ModuleError::Invalid {
                     message: format!(
@@ -402,16 +402,16 @@ impl<'s> ComputationLowering<'_, 's> {
         if let (Some(declared), Some(root_id)) = (declared_result, root.or(last)) {
             let root_shape = &computation.instruction(root_id).shape;
             if computation.instruction(root_id).shape_written
-                && !crate::verify::shapes::compatible(&declared, root_shape)
+                && !crate::ir::shape_compare::compatible(&declared, root_shape)
             {
                 self.closed.errors.push(ModuleError::Invalid {
                     message: format!(
                         "Shape of computation {}, {}, is not compatible with that of its \
                          root instruction {}, {}",
                         head.name.text,
-                        crate::verify::shapes::strip_layouts(&declared),
+                        crate::ir::shape_compare::strip_layouts(&declared),
                         computation.instruction(root_id).name(),
-                        crate::verify::shapes::strip_layouts(root_shape)
+                        crate::ir::shape_compare::strip_layouts(root_shape)
                     ),
                     // XLA points at the result shape the signature declares.
                     span: head
@@ -547,7 +547,7 @@ impl<'s> ComputationLowering<'_, 's> {
             .reserve_exact(instruction.attributes.len());
         for attribute in &instruction.attributes {
             let calls = crate::ir::vocabulary::calls_computations(attribute.name.text)
-                && crate::verify::attributes::allowed(&lowered.opcode, attribute.name.text);
+                && crate::ir::attribute_rules::allowed(&lowered.opcode, attribute.name.text);
             if calls
                 && !takes_a_list(attribute.name.text)
                 && !names_one(&attribute.value)

@@ -1,15 +1,14 @@
-//! The order XLA prints attributes in: `metadata` and `window` fields, and an
-//! instruction's attributes (its opcode's own, then called computations, then those any
-//! instruction may carry). A header's follow `ir::vocabulary::HEADER_ORDER`.
+//! The order XLA prints attributes in: `window` fields, and an instruction's attributes (its
+//! opcode's own, then called computations, then those any instruction may carry).
+//! `metadata` fields follow `ir::vocabulary::METADATA_FIELDS`, and a header's
+//! `ir::vocabulary::HEADER_ORDER`. Both printers read it: the IR printer (`crate::print`)
+//! and the syntax tree's canonical printer (`lower::canonical`).
 //!
 //! Invariant: an attribute the tables do not know keeps the rank of the one it followed, so
 //! it travels with it; equal ranks keep their written order.
 
-/// `metadata={...}` fields in print order (docs/hlo-text.md §5.8); the lexer knows them too.
-pub(super) use crate::ir::vocabulary::METADATA_FIELDS as METADATA_ORDER;
-
 /// `window={...}` fields in print order (docs/hlo-text.md §5.3).
-pub(super) const WINDOW_ORDER: &[&str] = &[
+pub(crate) const WINDOW_ORDER: &[&str] = &[
     "size",
     "stride",
     "pad",
