@@ -68,7 +68,7 @@ pub enum EntryLayouts {
 /// How the pass lays out the arrays it is free to lay out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Policy {
-    /// The layouts that cost least in the model of [`cost`]: padding plus bytes moved.
+    /// The layouts that cost least in the model of [`cost`](super::cost): padding plus bytes moved.
     #[default]
     MinimizeCost,
     /// Descending with size-1 dims most-major, ops that cannot change layout following
@@ -77,7 +77,7 @@ pub enum Policy {
     Descending,
 }
 
-/// What [`assign_layouts_with`] may choose.
+/// What [`assign_layouts_with`](super::assign_layouts_with) may choose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AssignOptions {
     /// Whether the entry's layouts are kept or chosen.
@@ -86,7 +86,7 @@ pub struct AssignOptions {
     pub policy: Policy,
 }
 
-/// Why [`assign_verified`] gave no module.
+/// Why [`assign_verified`](super::assign_verified) gave no module.
 #[derive(Debug)]
 pub enum AssignFailure {
     /// The input does not verify: bad input, reported as `check` reports it.

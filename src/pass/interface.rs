@@ -124,7 +124,7 @@ impl PassContext {
     }
 
     /// Adds `by` to the running pass's counter `name` (e.g. `instructions removed`); the
-    /// pipeline's report gives the totals ([`RunReport::statistics`]).
+    /// pipeline's report gives the totals ([`RunReport::statistics`](super::RunReport::statistics)).
     pub fn count(&mut self, name: &'static str, by: u64) {
         let pass = self.current;
         match self

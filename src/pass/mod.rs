@@ -1,4 +1,4 @@
-//! The pass framework: a [`Pass`] transforms a [`Module`]; a [`Pipeline`] runs passes in
+//! The pass framework: a [`Pass`] transforms a [`Module`](crate::ir::Module); a [`Pipeline`] runs passes in
 //! order and in `fixpoint(...)` groups, verifies the module after every pass that changed it,
 //! times each pass and dumps the module between passes with XLA's file names.
 //!
