@@ -14,6 +14,7 @@
 pub mod allocator;
 mod assign;
 mod check;
+mod color;
 mod diff;
 mod dot;
 mod explain;
@@ -31,6 +32,8 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use miette::Diagnostic;
 use serde_json::{json, Map, Value};
+
+use color::{color_for, use_color, Stream, COLOR};
 
 /// The version of every JSON document's schema, `"version"` at its top.
 pub const JSON_VERSION: u32 = 1;
@@ -119,8 +122,6 @@ pub enum Outcome {
     Usage,
 }
 
-static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
-
 pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -186,41 +187,6 @@ fn usage_error(error: clap::Error) -> std::process::ExitCode {
     }));
     print!("{document}");
     std::process::ExitCode::from(2)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// Whether to colour `stream`: `--color always|never`, or for `auto`, not when NO_COLOR is set
-/// and non-empty, yes when CLICOLOR_FORCE is set and not `0`, else when it is a terminal.
-pub fn use_color(choice: ColorChoice, stream: Stream) -> bool {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            if set("NO_COLOR") {
-                false
-            } else if set("CLICOLOR_FORCE")
-                && std::env::var_os("CLICOLOR_FORCE") != Some("0".into())
-            {
-                true
-            } else {
-                match stream {
-                    Stream::Stdout => std::io::stdout().is_terminal(),
-                    Stream::Stderr => std::io::stderr().is_terminal(),
-                }
-            }
-        }
-    }
-}
-
-/// Whether to colour `stream` under the `--color` given.
-pub fn color_for(stream: Stream) -> bool {
-    use_color(*COLOR.get().unwrap_or(&ColorChoice::Auto), stream)
 }
 
 fn install_diagnostic_handler(color: bool) {
