@@ -34,6 +34,7 @@ use serde_json::json;
 
 use color::{color_for, use_color, Stream, COLOR};
 use diagnostic::{diagnostics, install_diagnostic_handler, plain, report_errors, CliError, Diag};
+use input::{module_ranges, read as read_input};
 use output::{install_interrupt_handler, json_text, write_atomically, write_output};
 use run::{drop_aside, finish, run_files, FileOutput, Header};
 
@@ -189,32 +190,4 @@ fn usage_error(error: clap::Error) -> std::process::ExitCode {
     }));
     print!("{document}");
     std::process::ExitCode::from(2)
-}
-
-// ---- input and output ----
-
-/// The byte ranges of the modules of `text`: split at `// -----` lines with
-/// `--split-input-file`, else the whole text.
-// One range, the whole text, is meant; the lint takes it for a range of elements.
-#[allow(clippy::single_range_in_vec_init)]
-pub fn module_ranges(text: &str, split_input_file: bool) -> Vec<std::ops::Range<usize>> {
-    if split_input_file {
-        hlo_layout::syntax::split_modules(text)
-    } else {
-        vec![0..text.len()]
-    }
-}
-
-/// Reads a file, or standard input for `-`, into memory.
-pub fn read_input(file: &str) -> Result<String, Diag> {
-    input::read(file)
-}
-
-/// "s" unless `n` is 1.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
