@@ -1,4 +1,4 @@
-//! The command line: argument parsing, reading inputs, rendering diagnostics, exit codes.
+//! The command line: its arguments, `main`, which picks the subcommand, and exit codes.
 //!
 //! Conventions every subcommand follows (see [`run_files`]):
 //! - inputs are files or `-` for standard input; several files are processed in one call,
@@ -10,6 +10,10 @@
 //!   results and diagnostics alike;
 //! - exit codes: 0 success; 1 invalid input, verification failure or a non-empty diff;
 //!   2 usage error (clap's own code; with `--format json`, a JSON document saying so).
+//!
+//! The rest has a file each: running a command over its files (`run`), reading them
+//! (`input`), writing results (`output`), diagnostics (`diagnostic`), colour (`color`), the
+//! allocator (`allocator`), and one file per subcommand.
 
 pub mod allocator;
 mod assign;
@@ -32,6 +36,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
+// What `main` uses and what the subcommands share (they name it `super::X`).
 use color::{color_for, use_color, Stream, COLOR};
 use diagnostic::{diagnostics, install_diagnostic_handler, plain, report_errors, CliError, Diag};
 use input::{module_ranges, read as read_input};
