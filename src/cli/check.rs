@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{diagnostics, plural, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -59,4 +59,13 @@ pub fn run(args: Args) -> Outcome {
 fn check_module(text: &str, range: std::ops::Range<usize>) -> Result<(), Vec<hlo_layout::Error>> {
     let options = hlo_layout::verify::VerifyOptions::default();
     hlo_layout::check::check_module_range(text, range, &options)
+}
+
+/// "s" unless `n` is 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }

@@ -1,4 +1,4 @@
-//! A command's input text, read into memory.
+//! A command's input text, read into memory, and the modules it holds ([`module_ranges`]).
 //!
 //! Files are read, never mapped: text borrowed from a mapping can change under the reader
 //! when another process rewrites the file, which is undefined behaviour for a `&str`, not
@@ -117,6 +117,18 @@ fn not_utf8(file: &str, offset: usize) -> Diag {
         file: file.to_string(),
         offset,
     })
+}
+
+/// The byte ranges of the modules of `text`: split at `// -----` lines with
+/// `--split-input-file`, else the whole text.
+// One range, the whole text, is meant; the lint takes it for a range of elements.
+#[allow(clippy::single_range_in_vec_init)]
+pub fn module_ranges(text: &str, split_input_file: bool) -> Vec<std::ops::Range<usize>> {
+    if split_input_file {
+        hlo_layout::syntax::split_modules(text)
+    } else {
+        vec![0..text.len()]
+    }
 }
 
 #[cfg(test)]
