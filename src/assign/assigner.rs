@@ -18,10 +18,30 @@ use super::prepare::*;
 use super::report::AssignReport;
 use super::{cost, groups, hints};
 
+/// Assigns layouts once, under `options.policy`, and reports what it did.
 pub(super) fn assign_once(
     module: &mut Module,
     target: &Target,
     options: &AssignOptions,
+) -> Result<AssignReport, AssignError> {
+    assign_once_reporting(module, target, options, Reported::Everything)
+}
+
+/// What [`assign_once_reporting`] measures of the module it assigned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reported {
+    /// The whole report.
+    Everything,
+    /// Only its cost, for a run whose module is thrown away unless it costs less.
+    CostOnly,
+}
+
+/// [`assign_once`], measuring the result as `reported` says.
+pub(super) fn assign_once_reporting(
+    module: &mut Module,
+    target: &Target,
+    options: &AssignOptions,
+    reported: Reported,
 ) -> Result<AssignReport, AssignError> {
     let mut assigner = Assigner {
         target,
@@ -95,9 +115,11 @@ pub(super) fn assign_once(
         computation.restore_def_before_use();
     }
     update_entry_computation_layout(module, written);
-    assigner.report.measure(module, target);
     assigner.report.cost = cost::module_cost(module, target);
-    assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
+    if reported == Reported::Everything {
+        assigner.report.measure(module, target);
+        assigner.report.bound_padded_bytes = cost::padding_bound(module, target);
+    }
     Ok(assigner.report)
 }
 

@@ -50,7 +50,7 @@ mod prepare;
 pub mod quality;
 pub mod report;
 
-use assigner::assign_once;
+use assigner::{assign_once, assign_once_reporting, Reported};
 pub use cost::ModuleCost;
 pub use options::{
     AssignAgainFailure, AssignError, AssignFailure, AssignOptions, EntryLayouts, Policy,
@@ -124,7 +124,8 @@ pub fn assign_verified_lowering_again<E>(
         };
         // The descending rule first, for its cost alone: the chosen layouts are then assigned
         // on the input lowered again, and the descending ones once more only if they win.
-        let descending = assign_once(&mut module, target, &descending_options);
+        let descending =
+            assign_once_reporting(&mut module, target, &descending_options, Reported::CostOnly);
         // Freeing a module takes a while; it frees faster than lowering fills.
         let (lowered, ()) = crate::parallel::join(&mut again, move || drop(module));
         module = lowered.map_err(Again)?;
