@@ -150,7 +150,9 @@ fn corpus_modules_assign_verify_and_reparse() {
 /// Issue 33: `assign` writes a module for every input `check` accepts, with the entry's
 /// layouts given and with `auto`, and the result verifies with layouts. Over every corpus
 /// module that parses and verifies (XLA's tests, its parser's round-trip cases, real TPU
-/// dumps whose bitcasts change element counts, JAX dumps, large models).
+/// dumps whose bitcasts change element counts, JAX dumps, large models). Assigning keeps
+/// the input as its printed text, read back for the second assignment: the result is the
+/// same as with the input lowered again from the file, as `assign` does.
 #[test]
 fn every_module_check_accepts_assigns() {
     use hlo_layout::assign::{assign_layouts_with, AssignOptions, EntryLayouts};
@@ -182,6 +184,8 @@ fn every_module_check_accepts_assigns() {
                 let before = common::name_counts(&module);
                 assign_layouts_with(&mut module, &Target::default_tpu(), &options)
                     .unwrap_or_else(|e| panic!("{} ({entry_layouts:?}): {e}", path.display()));
+                // The input kept as printed text reads back as the module lowered again.
+                chosen_never_costs_more::same_lowering_again(&text, entry_layouts);
                 common::assert_made_up_names_unique(&before, &module, &path.display().to_string());
                 let sensitive = VerifyOptions {
                     layout_sensitive: true,
@@ -306,6 +310,20 @@ fn bitcast_that_changes_the_element_type_or_count_is_an_error() {
             "{error}"
         );
         assert_eq!(hlo_layout::print::print_ir_module(&module), before);
+        // The error points into this text, though the pass read its input back from the
+        // text it printed.
+        let lowered = hlo_layout::parse_module(&text).unwrap();
+        let entry = lowered.computation(lowered.entry);
+        let bitcast = entry.instruction(entry.find("b").expect("b"));
+        let hlo_layout::assign::AssignError::Bitcast { span, .. } = error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(span, bitcast.span);
+        assert!(
+            text[span.range()].contains("bitcast(n)"),
+            "{:?}",
+            &text[span.range()]
+        );
     }
     // One width, same dims and order: the elementwise reinterpretation XLA calls
     // bitcast-convert, as real dumps have it.

@@ -49,6 +49,7 @@ mod options;
 mod prepare;
 pub mod quality;
 pub mod report;
+mod snapshot;
 
 use assigner::{assign_once, assign_once_reporting, Reported};
 pub use cost::ModuleCost;
@@ -56,6 +57,7 @@ pub use options::{
     AssignAgainFailure, AssignError, AssignFailure, AssignOptions, EntryLayouts, Policy,
 };
 pub use report::{AssignReport, PaddingOffender};
+use snapshot::Snapshot;
 
 use crate::ir::module::Module;
 use crate::ir::Target;
@@ -72,7 +74,8 @@ pub fn assign_layouts(module: &mut Module, target: &Target) -> Result<AssignRepo
 /// from what is known then, so a constraint far below (a given result layout) can make the
 /// whole cost more than the descending rule's. The descending rule is then assigned too and
 /// kept if it costs less, so the result never costs more than it
-/// ([`AssignReport::kept_descending`] says which was kept).
+/// ([`AssignReport::kept_descending`] says which was kept). The input is kept meanwhile as
+/// its printed text, not as a copy of the module, and read back when needed.
 pub fn assign_layouts_with(
     module: &mut Module,
     target: &Target,
@@ -81,30 +84,63 @@ pub fn assign_layouts_with(
     if options.policy == Policy::Descending {
         return assign_once(module, target, options);
     }
-    let input = module.clone();
-    let mut report = assign_once(module, target, options)?;
-    let mut descending = input;
+    // The input kept as text, not as a copy of the module: a third of its size.
+    let snapshot = Snapshot::take(module);
+    assign_twice(module, target, options, |module| snapshot.restore(module)).map_err(|failure| {
+        match failure {
+            Twice::Assign(error) | Twice::Input(error) => error,
+        }
+    })
+}
+
+/// Why [`assign_twice`] failed: assignment did, or getting the input back did.
+enum Twice<E> {
+    Assign(AssignError),
+    Input(E),
+}
+
+/// Assigns the chosen layouts, and the descending rule's too, and keeps those that cost less
+/// (see [`assign_layouts_with`]), with one module held at a time: the descending rule first,
+/// for its cost alone; then `input_again` puts the input back in `module` and the chosen
+/// layouts are assigned; then, only if the descending rule's cost less, the input is put
+/// back again and they are assigned once more. The errors are those of assigning the chosen
+/// layouts first, then the descending rule's.
+fn assign_twice<E>(
+    module: &mut Module,
+    target: &Target,
+    options: &AssignOptions,
+    mut input_again: impl FnMut(&mut Module) -> Result<(), E>,
+) -> Result<AssignReport, Twice<E>> {
     let descending_options = AssignOptions {
         policy: Policy::Descending,
         ..*options
     };
-    let mut other = assign_once(&mut descending, target, &descending_options)?;
-    if other.cost.total() < report.cost.total() {
-        *module = descending;
-        other.kept_descending = true;
-        other.descending_cost = Some(other.cost);
-        return Ok(other);
+    let descending = assign_once_reporting(module, target, &descending_options, Reported::CostOnly);
+    input_again(module).map_err(Twice::Input)?;
+    let chosen = assign_once(module, target, options);
+    match (chosen, descending) {
+        (Err(error), _) | (Ok(_), Err(error)) => Err(Twice::Assign(error)),
+        (Ok(mut chosen), Ok(descending)) => {
+            if descending.cost.total() < chosen.cost.total() {
+                input_again(module).map_err(Twice::Input)?;
+                let mut kept =
+                    assign_once(module, target, &descending_options).map_err(Twice::Assign)?;
+                kept.kept_descending = true;
+                kept.descending_cost = Some(kept.cost);
+                Ok(kept)
+            } else {
+                chosen.descending_cost = Some(descending.cost);
+                Ok(chosen)
+            }
+        }
     }
-    report.descending_cost = Some(other.cost);
-    Ok(report)
 }
 
 /// [`assign_verified`] for a caller that can lower its input again, from its text, instead
-/// of keeping a copy of the module: `module` is the input as first lowered, and `again`
-/// lowers the same input anew each time it is called (once, twice when the descending rule
-/// wins or assignment fails). Never more than one module is held, where
-/// [`assign_layouts_with`] holds a copy of the input and then two assigned modules; the
-/// result, the report and the errors are the same as [`assign_verified`]'s.
+/// of keeping it: `module` is the input as first lowered, and `again` lowers the same input
+/// anew each time it is called (once, twice when the descending rule wins). Never more than
+/// one module is held, and no printed copy of it either; the result, the report and the
+/// errors are the same as [`assign_verified`]'s.
 pub fn assign_verified_lowering_again<E>(
     mut module: Module,
     mut again: impl FnMut() -> Result<Module, E>,
@@ -118,37 +154,19 @@ pub fn assign_verified_lowering_again<E>(
     let report = if options.policy == Policy::Descending {
         assign_once(&mut module, target, options).map_err(|e| Assign(AssignFailure::Assign(e)))?
     } else {
-        let descending_options = AssignOptions {
-            policy: Policy::Descending,
-            ..*options
+        let lower_again = |module: &mut Module| {
+            let assigned = snapshot::take_module(module);
+            // Freeing a module takes a while; it frees faster than lowering fills.
+            let (lowered, ()) = crate::parallel::join(&mut again, move || drop(assigned));
+            *module = lowered?;
+            Ok(())
         };
-        // The descending rule first, for its cost alone: the chosen layouts are then assigned
-        // on the input lowered again, and the descending ones once more only if they win.
-        let descending =
-            assign_once_reporting(&mut module, target, &descending_options, Reported::CostOnly);
-        // Freeing a module takes a while; it frees faster than lowering fills.
-        let (lowered, ()) = crate::parallel::join(&mut again, move || drop(module));
-        module = lowered.map_err(Again)?;
-        let chosen = assign_once(&mut module, target, options);
-        match (chosen, descending) {
-            (Err(error), _) | (Ok(_), Err(error)) => {
-                return Err(Assign(AssignFailure::Assign(error)))
-            }
-            (Ok(mut chosen), Ok(descending)) => {
-                if descending.cost.total() < chosen.cost.total() {
-                    drop(module);
-                    module = again().map_err(Again)?;
-                    let mut kept = assign_once(&mut module, target, &descending_options)
-                        .map_err(|e| Assign(AssignFailure::Assign(e)))?;
-                    kept.kept_descending = true;
-                    kept.descending_cost = Some(kept.cost);
-                    kept
-                } else {
-                    chosen.descending_cost = Some(descending.cost);
-                    chosen
-                }
-            }
-        }
+        assign_twice(&mut module, target, options, lower_again).map_err(
+            |failure| match failure {
+                Twice::Assign(error) => Assign(AssignFailure::Assign(error)),
+                Twice::Input(error) => Again(error),
+            },
+        )?
     };
     let output_options = crate::verify::VerifyOptions {
         layout_sensitive: true,

@@ -42,6 +42,17 @@ pub enum AssignError {
         #[label("this bitcast")]
         span: Span,
     },
+    /// The input, kept as printed text while the descending rule was assigned, did not read
+    /// back as the same module.
+    #[error("layout assignment could not read back the module it printed: {message}")]
+    #[diagnostic(
+        code(hlo::assign::restore),
+        help("this is a bug in hlo-layout; `hlo-layout fmt` on the input shows what it prints")
+    )]
+    Restore {
+        /// What went wrong reading it back.
+        message: String,
+    },
 }
 
 impl AssignError {
