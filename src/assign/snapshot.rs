@@ -7,7 +7,7 @@
 //! check both ways give the same assignment); the spans are put back from the module the
 //! snapshot was taken of, so that errors still point into the user's text.
 
-use super::AssignError;
+use super::options::AssignError;
 use crate::ir::module::{Computation, ComputationId, Module};
 use crate::span::Span;
 
