@@ -148,9 +148,7 @@ pub fn assign_verified_lowering_again<E>(
     options: &AssignOptions,
 ) -> Result<(Module, AssignReport), AssignAgainFailure<E>> {
     use AssignAgainFailure::{Again, Assign};
-    let input_options = crate::verify::VerifyOptions::default();
-    crate::verify::verify(&module, &input_options)
-        .map_err(|errors| Assign(AssignFailure::Input(errors)))?;
+    verify_input(&module).map_err(Assign)?;
     let report = if options.policy == Policy::Descending {
         assign_once(&mut module, target, options).map_err(|e| Assign(AssignFailure::Assign(e)))?
     } else {
@@ -168,11 +166,7 @@ pub fn assign_verified_lowering_again<E>(
             },
         )?
     };
-    let output_options = crate::verify::VerifyOptions {
-        layout_sensitive: true,
-    };
-    crate::verify::verify(&module, &output_options)
-        .map_err(|errors| Assign(AssignFailure::Output(errors)))?;
+    verify_output(&module).map_err(Assign)?;
     Ok((module, report))
 }
 
@@ -183,12 +177,22 @@ pub fn assign_verified(
     target: &Target,
     options: &AssignOptions,
 ) -> Result<AssignReport, AssignFailure> {
-    let input_options = crate::verify::VerifyOptions::default();
-    crate::verify::verify(module, &input_options).map_err(AssignFailure::Input)?;
+    verify_input(module)?;
     let report = assign_layouts_with(module, target, options).map_err(AssignFailure::Assign)?;
-    let output_options = crate::verify::VerifyOptions {
+    verify_output(module)?;
+    Ok(report)
+}
+
+/// The input must verify as `check` verifies it.
+fn verify_input(module: &Module) -> Result<(), AssignFailure> {
+    crate::verify::verify(module, &crate::verify::VerifyOptions::default())
+        .map_err(AssignFailure::Input)
+}
+
+/// The assigned module must verify with its layouts; if not, the pass has a bug.
+fn verify_output(module: &Module) -> Result<(), AssignFailure> {
+    let options = crate::verify::VerifyOptions {
         layout_sensitive: true,
     };
-    crate::verify::verify(module, &output_options).map_err(AssignFailure::Output)?;
-    Ok(report)
+    crate::verify::verify(module, &options).map_err(AssignFailure::Output)
 }
