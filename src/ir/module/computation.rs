@@ -110,6 +110,28 @@ impl Computation {
             .reserve(instructions, |&id| name_hash(&graph[id].name));
     }
 
+    /// Gives the graph, the print order and the name index exactly the room their
+    /// instructions take, for a builder that has added every instruction it will. Vectors
+    /// grow by doubling, and most computations are short, so up to half their room would
+    /// stay unused; shrinking in place does not free it (the allocator keeps a block that
+    /// shrinks by less than half), so each part moves to a block of its size. Ids stay valid:
+    /// a graph with no removed node keeps every node and edge index, and the edges' order.
+    pub fn shrink_to_fit(&mut self) {
+        let graph = &self.graph;
+        let no_vacancy = graph.node_count() == graph.node_bound()
+            && graph.edge_count() == petgraph::visit::EdgeIndexable::edge_bound(graph);
+        let roomy =
+            graph.capacity().0 > graph.node_count() || graph.capacity().1 > graph.edge_count();
+        if no_vacancy && roomy {
+            let compact = petgraph::Graph::from(std::mem::take(&mut self.graph));
+            self.graph = StableDiGraph::from(compact);
+        }
+        move_to_exact_room(&mut self.order.links);
+        move_to_exact_room(&mut self.generations);
+        let graph = &self.graph;
+        self.names.shrink_to_fit(|&id| name_hash(&graph[id].name));
+    }
+
     /// The id of graph node `node`.
     pub(super) fn id(&self, node: Node) -> InstrId {
         InstrId {
@@ -542,4 +564,13 @@ impl Computation {
 /// The panic of a lookup that has no `Result` to return the error in.
 fn invalid_id(error: EditError) -> ! {
     panic!("{error}")
+}
+
+/// Moves `items` to a block that holds exactly them, when it has room to spare.
+fn move_to_exact_room<T>(items: &mut Vec<T>) {
+    if items.capacity() > items.len() {
+        let mut exact = Vec::with_capacity(items.len());
+        exact.append(items);
+        *items = exact;
+    }
 }

@@ -196,6 +196,10 @@ pub(super) struct Closed<'s> {
     pub(super) async_chains: bool,
 }
 
+/// A computation that reaches this many lines is given room for the rest at once, counted
+/// in its text, rather than grown as a vector does.
+const SIZED_AT: usize = 64;
+
 impl<'s> Closed<'s> {
     /// Adds a computation whose instructions are all read; returns its id.
     pub(super) fn close(&mut self, open: OpenComputation<'s>) -> ComputationId {
@@ -220,7 +224,15 @@ impl<'s> Closed<'s> {
                 }),
         );
         self.async_chains |= open.async_chains;
-        self.computations.push(open.computation);
+        let mut computation = open.computation;
+        // A short computation grew by doubling, and its unused room shares the allocator's
+        // pages with other data, so it costs memory: it moves to exact room. A long one was
+        // given room at once ([`SIZED_AT`]); room it never touched costs no memory, and
+        // passes that add instructions to it find it there rather than copying it to grow.
+        if computation.len() < SIZED_AT {
+            computation.shrink_to_fit();
+        }
+        self.computations.push(computation);
         id
     }
 }
@@ -736,7 +748,6 @@ impl<'s> ComputationLowering<'_, 's> {
         // counted from here to its `}` line, rather than grown as a vector does; short ones
         // (most computations have a dozen lines) just grow, which costs less than counting
         // the lines of each as it opens.
-        const SIZED_AT: usize = 64;
         if self.open.computation.len() == SIZED_AT {
             if let Some(source) = self.memo.source {
                 if let Some(rest) = self.memo.lines.instructions_from(source, span.end) {
