@@ -88,12 +88,22 @@ pub fn module_stats(module: &Module) -> ModuleStats {
     }
 }
 
-#[derive(Default)]
 struct Accumulator<'a> {
     instructions: usize,
     opcodes: BTreeMap<String, usize>,
     element_types: BTreeMap<String, TypeCount>,
     padding: Padding<'a>,
+}
+
+impl Default for Accumulator<'_> {
+    fn default() -> Self {
+        Accumulator {
+            instructions: 0,
+            opcodes: BTreeMap::new(),
+            element_types: BTreeMap::new(),
+            padding: Padding::keeping(OFFENDERS),
+        }
+    }
 }
 
 impl<'a> Accumulator<'a> {

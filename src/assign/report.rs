@@ -65,7 +65,7 @@ pub struct PaddingOffender {
 impl AssignReport {
     pub(super) fn measure(&mut self, module: &Module, target: &Target) {
         self.target = target.name().to_string();
-        let mut padding = Padding::default();
+        let mut padding = Padding::keeping(OFFENDERS);
         for computation in module.computations() {
             padding.add_computation(computation);
         }
@@ -148,8 +148,12 @@ pub struct Padding<'a> {
     /// so the few hundred distinct shapes are measured once each without hashing their
     /// contents.
     sizes: rustc_hash::FxHashMap<*const ArrayShape, Option<(i64, i64)>>,
-    /// Excess bytes, computation, instruction and array of every padded array.
+    /// Excess bytes, computation, instruction and array of the padded arrays that may still
+    /// be among the worst: every one, or with [`Padding::keeping`] the worst `limit` so far
+    /// and those added since they were chosen.
     candidates: Vec<Candidate<'a>>,
+    /// How many offenders [`Padding::finish`] will keep, when known from the start.
+    limit: Option<usize>,
 }
 
 /// A padded array: its excess bytes, computation, instruction and shape.
@@ -176,7 +180,24 @@ fn first_in_order<T>(
     placed.into_iter().map(|(_, item)| item).collect()
 }
 
+/// Worst first; names break ties so the order is deterministic (the leaves of one
+/// instruction stay in their order).
+fn worse_first(a: &Candidate<'_>, b: &Candidate<'_>) -> std::cmp::Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| a.1.cmp(b.1))
+        .then_with(|| a.2.cmp(b.2))
+}
+
 impl<'a> Padding<'a> {
+    /// A measure that will keep `limit` offenders: it holds only those that may still be
+    /// among them, not an entry for every padded array of the module.
+    pub fn keeping(limit: usize) -> Padding<'a> {
+        Padding {
+            limit: Some(limit),
+            ..Padding::default()
+        }
+    }
+
     /// Adds the arrays of every instruction of `computation` that defines a buffer: tuples,
     /// get-tuple-elements, bitcasts and parameters of non-entry computations alias buffers
     /// defined elsewhere and are skipped. Arrays whose layout cannot be laid out (dynamic
@@ -211,17 +232,20 @@ impl<'a> Padding<'a> {
                 }
             }
         }
+        // The worst `limit` so far come first, in order, so that ties are still broken by
+        // the order they were added in.
+        if let Some(limit) = self.limit {
+            if self.candidates.len() >= limit.saturating_mul(2).saturating_add(1024) {
+                let candidates = std::mem::take(&mut self.candidates);
+                self.candidates = first_in_order(candidates, limit, worse_first);
+            }
+        }
     }
 
-    /// Sorts the offenders worst first and keeps `limit` of them, as text.
+    /// Sorts the offenders worst first and keeps `limit` of them, as text; no more than a
+    /// measure made [`Padding::keeping`] a limit has kept.
     pub fn finish(mut self, limit: usize) -> Padding<'a> {
-        // Worst first; names break ties so the order is deterministic (the leaves of one
-        // instruction stay in their order).
-        let candidates = first_in_order(std::mem::take(&mut self.candidates), limit, |a, b| {
-            b.0.cmp(&a.0)
-                .then_with(|| a.1.cmp(b.1))
-                .then_with(|| a.2.cmp(b.2))
-        });
+        let candidates = first_in_order(std::mem::take(&mut self.candidates), limit, worse_first);
         self.worst_padding = candidates
             .into_iter()
             .filter_map(|(_, computation, instruction, array)| {
@@ -341,5 +365,42 @@ mod tests {
             sorted.truncate(limit);
             prop_assert_eq!(super::first_in_order(items, limit, by_key), sorted);
         }
+    }
+
+    /// A measure that keeps only the worst so far finds the offenders, ties included, that
+    /// one keeping every padded array finds, across computations and cuts.
+    #[test]
+    fn keeping_a_limit_finds_the_offenders_keeping_all_finds() {
+        // Many arrays share an excess, and names order the ties, so the cuts must keep ties
+        // in their order.
+        let mut text = String::from("HloModule m\n");
+        for computation in 0..3 {
+            let entry = if computation == 2 { "ENTRY " } else { "" };
+            text.push_str(&format!("{entry}c{computation} {{\n"));
+            let mut names = Vec::new();
+            for i in 0..1500 {
+                let (rows, columns) = (1 + i % 7, 1 + (i * 5) % 11);
+                let shape = format!("f32[{rows},{columns}]{{1,0:T(8,128)}}");
+                text.push_str(&format!("  p{i} = {shape} parameter({i})\n"));
+                text.push_str(&format!("  n{i} = {shape} negate(p{i})\n"));
+                names.push(format!("n{i}"));
+            }
+            text.push_str(&format!("  ROOT t = tuple({})\n}}\n", names.join(", ")));
+        }
+        let module = match crate::parse_module(&text) {
+            Ok(module) => module,
+            Err(errors) => panic!("{errors:?}"),
+        };
+        let mut all = super::Padding::default();
+        let mut kept = super::Padding::keeping(super::OFFENDERS);
+        for computation in module.computations() {
+            all.add_computation(computation);
+            kept.add_computation(computation);
+            assert!(kept.candidates.len() < 2 * super::OFFENDERS + 1024 + 3000);
+        }
+        let (all, kept) = (all.finish(super::OFFENDERS), kept.finish(super::OFFENDERS));
+        assert_eq!(all.worst_padding.len(), super::OFFENDERS);
+        assert_eq!(all.worst_padding, kept.worst_padding);
+        assert_eq!(all.padded_bytes, kept.padded_bytes);
     }
 }
