@@ -7,6 +7,7 @@ use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 use super::cost;
 use super::options::*;
@@ -146,6 +147,17 @@ pub(super) fn is_type_reinterpretation(from: &ArrayShape, to: &ArrayShape) -> bo
 /// out the steps that do nothing. Assignment then makes them bitcasts again where the new
 /// layouts move no data.
 pub(super) fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
+    // The steps made share their shapes, as lowering's instructions do: a module may have a
+    // bitcast for every tenth instruction, and few distinct shapes among them.
+    let mut shapes: rustc_hash::FxHashSet<Arc<Shape>> = Default::default();
+    let mut shared = |shape: Shape| -> Arc<Shape> {
+        if let Some(made) = shapes.get(&shape) {
+            return Arc::clone(made);
+        }
+        let made = Arc::new(shape);
+        shapes.insert(Arc::clone(&made));
+        made
+    };
     let ids: Vec<ComputationId> = module.computation_ids().collect();
     for (computation_id, computation) in ids.into_iter().zip(module.computations_mut()) {
         let bitcasts: Vec<InstrId> = computation
@@ -190,10 +202,10 @@ pub(super) fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
                     .iter()
                     .filter_map(|&d| from_dims.get(d).copied())
                     .collect();
-                let shape = Shape::Array(
+                let shape = shared(Shape::Array(
                     ArrayShape::new(from.element_type, &dims)
                         .with_layout(Layout::descending(dims.len())),
-                );
+                ));
                 let mut transpose = Instruction::new("transpose", Opcode::Transpose, shape);
                 transpose.style = style;
                 transpose.set_attribute(
@@ -213,10 +225,10 @@ pub(super) fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
                 .as_array()
                 .and_then(ArrayShape::extents);
             if current_dims.as_deref() != Some(&to_physical_dims[..]) {
-                let shape = Shape::Array(
+                let shape = shared(Shape::Array(
                     ArrayShape::new(to.element_type, &to_physical_dims)
                         .with_layout(Layout::descending(to_physical_dims.len())),
-                );
+                ));
                 let mut reshape = Instruction::new("reshape", Opcode::Reshape, shape);
                 reshape.style = style;
                 value = computation.add_before(id, reshape, &[value]);
