@@ -568,3 +568,53 @@ fn gather_and_scatter_dimension_numbers_are_typed() {
         .set_scatter_dimension_numbers(&numbers);
     printed_and_reread(&module);
 }
+
+/// Moving a computation to exact room keeps every id, operand order and the print order,
+/// and leaves the computation editable; a graph with a removed node keeps its indices.
+#[test]
+fn shrinking_to_fit_keeps_ids_operands_and_order() {
+    let mut text = String::from("ENTRY e {\n  p = f32[4]{0} parameter(0)\n");
+    let mut previous = "p".to_string();
+    for i in 0..40 {
+        text.push_str(&format!("  d{i} = f32[4]{{0}} subtract({previous}, p)\n"));
+        previous = format!("d{i}");
+    }
+    text.push_str(&format!("  ROOT r = f32[4]{{0}} add(p, {previous})\n}}\n"));
+    let mut module = parse(&text);
+    let entry = module.entry;
+    let before = printed_and_reread(&module);
+    let computation = module.computation_mut(entry);
+    let ids: Vec<_> = computation.order().to_vec();
+    // Room for more, as a builder that reserved too much leaves it.
+    computation.reserve(1000);
+    computation.shrink_to_fit();
+    assert_eq!(computation.graph().capacity().0, computation.len());
+    assert_eq!(computation.order(), &ids[..]);
+    let r = computation.find("r").unwrap();
+    let p = computation.find("p").unwrap();
+    let d39 = computation.find("d39").unwrap();
+    assert_eq!(computation.operands(r), &[p, d39]);
+    assert_eq!(printed_and_reread(&module), before);
+
+    // Still editable: an added instruction takes room anew.
+    let computation = module.computation_mut(entry);
+    let shape = computation.instruction(p).shape.clone();
+    let n = computation
+        .insert_before(r, Instruction::new("n", Opcode::Negate, shape), &[p])
+        .unwrap();
+    computation.replace_operand(r, 0, n).unwrap();
+    let text = printed_and_reread(&module);
+    assert!(text.contains("ROOT r = f32[4]{0} add(n, d39)"), "{text}");
+
+    // With a removed node the graph keeps its indices (and its room); ids stay valid.
+    let computation = module.computation_mut(entry);
+    let d0 = computation.find("d0").unwrap();
+    let d1 = computation.find("d1").unwrap();
+    computation.replace_operand(d1, 0, p).unwrap();
+    computation.remove(d0).unwrap();
+    let ids: Vec<_> = computation.order().to_vec();
+    computation.shrink_to_fit();
+    assert_eq!(computation.order(), &ids[..]);
+    assert_eq!(computation.operands(d1), &[p, p]);
+    printed_and_reread(&module);
+}
