@@ -250,6 +250,20 @@ pub fn parse_module(text: &str) -> Result<ir::Module, Vec<Error>> {
     parse_module_range(text, 0..text.len())
 }
 
+/// [`parse_module`] for a module whose text arrives in pieces, so that no more than one
+/// piece is held at a time: each piece is whole computations (the first one starts the
+/// text, header and all), and together, in order, they make up the module's text. Gives
+/// the module [`parse_module`] would give, spans into the whole text, or `None` when it
+/// cannot tell that it would: when the text has an error, when a piece does not end where a
+/// computation does, or when it writes a computation in place or is a lone instruction.
+/// The caller then reads the text whole, which reports every error. An error of `pieces`
+/// ends the reading and is returned.
+pub fn parse_module_in_pieces<E>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+) -> Result<Option<ir::Module>, E> {
+    lower::pieces::lower_in_pieces(pieces)
+}
+
 /// Like [`parse_module`] for `text[range]`, one part of a `// -----` split file.
 pub fn parse_module_range(
     text: &str,

@@ -5,6 +5,7 @@ pub mod canonical;
 mod error;
 pub mod module;
 mod parser_checks;
+pub(crate) mod pieces;
 pub(crate) mod read_ahead;
 pub mod shape;
 pub(crate) mod tables;

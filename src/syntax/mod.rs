@@ -75,6 +75,30 @@ pub fn parse_module_range(
     })
 }
 
+/// Where a module's text (its bytes, perhaps not all read yet) may be cut into pieces for
+/// [`crate::parse_module_in_pieces`]: just after the first line at or after byte `from`
+/// that holds only `}`, where XLA ends a
+/// computation; `None` when no such line ends before the text does. A guess made without
+/// lexing: a cut inside a string, a comment or a computation leaves a piece that does not
+/// parse on its own, and the module is then read whole.
+pub fn computation_end_after(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from.saturating_sub(1);
+    while let Some(found) = memchr::memmem::find(bytes.get(at..)?, b"\n}") {
+        let brace = at + found + 1;
+        match (bytes.get(brace + 1), bytes.get(brace + 2)) {
+            (Some(b'\n'), _) => return Some(brace + 2),
+            (Some(b'\r'), Some(b'\n')) => return Some(brace + 3),
+            _ => at = brace,
+        }
+    }
+    None
+}
+
+/// Whether `text` holds nothing but blanks and comments.
+pub(crate) fn holds_no_token(text: &str) -> bool {
+    lexer::Lexer::new(text).next().is_none()
+}
+
 /// Where `source[range]` may be cut in two to parse each half on its own thread: the start of
 /// a line that begins a computation (a name, `%name` or `ENTRY` at the start of the line)
 /// after a line holding only `}`, the one nearest `middle` bytes into the range. It is a

@@ -132,6 +132,22 @@ impl Computation {
         self.names.shrink_to_fit(|&id| name_hash(&graph[id].name));
     }
 
+    /// Moves the spans of the computation and its instructions `by` bytes on, for text
+    /// lowered apart from the text before it. Empty spans, which name no text, stay empty.
+    pub(crate) fn move_spans(&mut self, by: usize) {
+        let moved = |span: Span| {
+            if span == Span::default() {
+                span
+            } else {
+                Span::new(span.start.saturating_add(by), span.end.saturating_add(by))
+            }
+        };
+        self.span = moved(self.span);
+        for instruction in self.graph.node_weights_mut() {
+            instruction.span = moved(instruction.span);
+        }
+    }
+
     /// The id of graph node `node`.
     pub(super) fn id(&self, node: Node) -> InstrId {
         InstrId {

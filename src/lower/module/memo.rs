@@ -45,6 +45,19 @@ pub(super) struct Memo<'s> {
 }
 
 impl<'s> Memo<'s> {
+    /// The memo's tables, for lowering the text `source` (none, between the pieces of a
+    /// text read piece by piece): what borrows the text lowered so far is left behind.
+    pub(super) fn for_source<'t>(self, source: Option<&'t str>) -> Memo<'t> {
+        Memo {
+            source,
+            printed: self.printed,
+            attribute_names: self.attribute_names,
+            shapes: self.shapes,
+            last_shape: None,
+            lines: LineCounter::default(),
+        }
+    }
+
     /// Empties the memo's tables once they grow past a bound, for a lowering that keeps
     /// memory small: a module with a unique attribute on every line would grow them with
     /// every line.

@@ -22,6 +22,7 @@ pub(super) mod computation;
 mod line_counter;
 mod memo;
 mod names;
+pub(crate) mod pieces;
 mod preamble;
 pub(super) mod prelower;
 

@@ -1,0 +1,108 @@
+//! Lowering a module whose text arrives in pieces, each one or more whole computations, so
+//! that no more than one piece of text is held at a time ([`lower_in_pieces`]). XLA's text
+//! defines every computation above its callers, so once a piece is read its computations
+//! are complete, calls resolved, and its text can go. A long piece is read on two threads
+//! as a long text is (`crate::lower::read_ahead`).
+//!
+//! Invariant: whenever it gives a module, it is the module one pass over the whole text
+//! gives, spans included (each piece's spans are moved by the piece's offset). Anything
+//! else (a syntax or lowering error, a piece that does not end where a computation does, a
+//! computation written in place, a call to a computation below its caller, a lone
+//! instruction) gives `None`, and the caller reads the text whole, which reports every
+//! error in order.
+
+use super::module::pieces::Carried;
+use super::module::{LoweredPreamble, ModuleLowering};
+use crate::ir::module::Module;
+use crate::syntax::ast;
+
+/// Parses `piece` into `lowering` on two threads, the rest of the piece read ahead
+/// (`crate::lower::read_ahead`), when it is long enough and has an instruction line to cut
+/// at, as `crate::parse_module` parses a long text. `None` when it is not parsed so; the
+/// lowering may then have heard part of it ([`ModuleLowering::rewind`]).
+fn parse_piece_on_two_threads<'s>(
+    piece: &'s str,
+    lowering: &mut ModuleLowering<'s>,
+) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
+    let range = 0..piece.len();
+    let min_bytes = crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES);
+    let preamble = || crate::syntax::preamble_end(piece, 0..piece.len()).unwrap_or(0);
+    let no_halves = |_| None;
+    let cuts = crate::parallel::parse_cuts(piece, range.clone(), min_bytes, preamble, no_halves)?;
+    let cut = crate::syntax::instruction_line_cut(piece, range.clone(), cuts.tail_ahead)?;
+    crate::lower::read_ahead::parse_with_tail_ahead(piece, range, cut, lowering)
+}
+
+/// The module of the text the pieces make up, in order; `None` when lowering it piece by
+/// piece cannot tell it is the module one pass over the whole text gives (see the module's
+/// doc), or when `pieces` gives an error, which is returned as well.
+pub(crate) fn lower_in_pieces<E>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+) -> Result<Option<Module>, E> {
+    let mut carried = Carried::default();
+    let mut computations = Vec::new();
+    let mut preamble = None;
+    let mut offset = 0usize;
+    for piece in pieces {
+        let piece = piece?;
+        let first = preamble.is_none();
+        if !first && crate::syntax::holds_no_token(&piece) {
+            // Blank lines and comments after the last computation, which a parse of them
+            // alone refuses.
+            offset = offset.saturating_add(piece.len());
+            continue;
+        }
+        let taken = u32::try_from(computations.len()).ok();
+        let (Some(taken), false) = (taken, first && headerless(&piece)) else {
+            return Ok(None);
+        };
+        let async_chains = carried.async_chains();
+        let mut lowering = ModuleLowering::resume(&piece, std::mem::take(&mut carried), taken);
+        let parsed = match parse_piece_on_two_threads(&piece, &mut lowering) {
+            Some(parsed) => Some(parsed),
+            None => {
+                // Read on one thread, as a whole text that cannot be cut is.
+                let carried = lowering.rewind(taken, async_chains);
+                lowering = ModuleLowering::resume(&piece, carried, taken);
+                let tree = crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut lowering);
+                tree.ok().map(|tree| (tree, None))
+            }
+        };
+        let Some((tree, lowered_preamble)) = parsed else {
+            return Ok(None);
+        };
+        let (Some(mut closed), None) = (lowering.take_piece(), &tree.instruction) else {
+            return Ok(None);
+        };
+        for computation in &mut closed {
+            computation.move_spans(offset);
+        }
+        computations.append(&mut closed);
+        let next = if first {
+            preamble = Some(lowered_preamble.unwrap_or_else(|| LoweredPreamble::new(&tree)));
+            lowering.suspend()
+        } else if tree.header.is_none() && tree.tables.is_empty() {
+            lowering.suspend()
+        } else {
+            None
+        };
+        match next {
+            Some(next) => carried = next,
+            None => return Ok(None),
+        }
+        offset = offset.saturating_add(piece.len());
+    }
+    let Some(preamble) = preamble else {
+        return Ok(None);
+    };
+    Ok(ModuleLowering::finish_pieces(
+        carried,
+        computations,
+        preamble,
+    ))
+}
+
+/// Text XLA reads as one instruction, which [`crate::parse_module`] refuses at once.
+fn headerless(piece: &str) -> bool {
+    crate::syntax::headerless_signature(piece, 0..piece.len()).is_some()
+}

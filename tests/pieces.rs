@@ -1,0 +1,146 @@
+//! Lowering a module from its text in pieces (issue 32): `parse_module_in_pieces` gives the
+//! module `parse_module` gives, spans included, or `None`, never another module; over the
+//! corpus it gives one for the modules XLA writes (no computation written in place).
+
+mod common;
+
+use hlo_layout::ir::Module;
+use hlo_layout::syntax::computation_end_after;
+
+/// `text` in pieces of about `size` bytes, each cut after a line holding only `}`.
+fn pieces(text: &str, size: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = computation_end_after(&text.as_bytes()[start..], size.max(1))
+            .map_or(text.len(), |n| start + n);
+        pieces.push(text[start..end].to_string());
+        start = end;
+    }
+    pieces
+}
+
+fn in_pieces(text: &str, size: usize) -> Option<Module> {
+    let pieces = pieces(text, size).into_iter().map(Ok::<String, ()>);
+    match hlo_layout::parse_module_in_pieces(pieces) {
+        Ok(module) => module,
+        Err(()) => unreachable!("the pieces given hold no error"),
+    }
+}
+
+/// Every computation's and instruction's span, in print order.
+fn spans(module: &Module) -> Vec<(String, hlo_layout::span::Span)> {
+    let mut spans = Vec::new();
+    for computation in module.computations() {
+        spans.push((computation.name.clone(), computation.span));
+        for &id in computation.order() {
+            let instruction = computation.instruction(id);
+            spans.push((instruction.name().to_string(), instruction.span));
+        }
+    }
+    spans
+}
+
+/// What lowering `text` in pieces of `size` bytes gives against one pass: `Some(true)` the
+/// same module, `None` no module; a different module fails.
+fn agrees(name: &str, text: &str, size: usize) -> Option<bool> {
+    let whole = hlo_layout::parse_module(text);
+    let piecewise = in_pieces(text, size)?;
+    let whole = match whole {
+        Ok(whole) => whole,
+        Err(errors) => panic!(
+            "{name} (pieces of {size}): a module from pieces of text with errors: {errors:?}"
+        ),
+    };
+    let print = hlo_layout::print::print_ir_module;
+    assert_eq!(
+        print(&piecewise),
+        print(&whole),
+        "{name} (pieces of {size})"
+    );
+    assert_eq!(
+        spans(&piecewise),
+        spans(&whole),
+        "{name} (pieces of {size})"
+    );
+    assert_eq!(piecewise.entry, whole.entry, "{name} (pieces of {size})");
+    Some(true)
+}
+
+#[test]
+fn corpus_modules_in_pieces_are_the_modules_one_pass_gives() {
+    let mut seen = 0;
+    let mut lowered = 0;
+    for folder in ["jax", "large", "xla-tests", "tpu-real", "xla-parser-tests"] {
+        let Some(dir) = common::corpus_dir(folder) else {
+            continue;
+        };
+        for path in common::files(&dir, "hlo") {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let name = path.display().to_string();
+            for range in common::module_ranges(&text, folder == "xla-parser-tests") {
+                let text = &text[range];
+                seen += 1;
+                // Every cut there is, a few, and none.
+                let results: Vec<_> = [1, 3000, 200_000, usize::MAX]
+                    .into_iter()
+                    .map(|size| agrees(&name, text, size))
+                    .collect();
+                // Whether it can be lowered in pieces does not depend on where it is cut.
+                let whole_ok = hlo_layout::parse_module(text).is_ok();
+                if whole_ok && results.iter().all(Option::is_some) {
+                    lowered += 1;
+                } else if whole_ok && ["jax", "large"].contains(&folder) {
+                    panic!("{name}: a module JAX wrote is not lowered in pieces");
+                }
+            }
+        }
+    }
+    if seen == 0 {
+        eprintln!("SKIPPED: ../shared/corpus is absent");
+        return;
+    }
+    eprintln!("{lowered} of {seen} corpus modules lowered in pieces");
+    // Nearly all are lowered in pieces; the rest (computations written in place, lone
+    // instructions, modules with errors) are read whole.
+    assert!(lowered * 10 >= seen * 9, "{lowered} of {seen}");
+}
+
+#[test]
+fn an_error_in_a_later_piece_gives_no_module() {
+    let text = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  c = f32[] constant(0)\n  ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply=%s\n}\n";
+    assert!(hlo_layout::parse_module(text).is_err());
+    assert_eq!(pieces(text, 1).len(), 2);
+    assert!(in_pieces(text, 1).is_none());
+    // The same module without the error is lowered, its call resolved across the pieces.
+    let fixed = text.replace("to_apply=%s", "to_apply=%add");
+    assert_eq!(agrees("fixed", &fixed, 1), Some(true));
+}
+
+#[test]
+fn a_cut_inside_a_computation_or_a_string_gives_no_module() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p), metadata={op_name=\"a\n}\nb\"}\n}\n";
+    let whole = hlo_layout::parse_module(text);
+    let cut = computation_end_after(text.as_bytes(), 1).unwrap_or(text.len());
+    let pieces = [text[..cut].to_string(), text[cut..].to_string()];
+    let piecewise = hlo_layout::parse_module_in_pieces(pieces.map(Ok::<String, ()>));
+    assert!(matches!(piecewise, Ok(None)), "{whole:?}");
+    // Pieces that are not whole computations.
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n";
+    let at = text.find("  ROOT").unwrap_or(0);
+    let pieces = [text[..at].to_string(), text[at..].to_string()];
+    let piecewise = hlo_layout::parse_module_in_pieces(pieces.map(Ok::<String, ()>));
+    assert!(matches!(piecewise, Ok(None)));
+}
+
+#[test]
+fn an_error_reading_a_piece_is_returned() {
+    let first = "HloModule m\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
+    let pieces = [Ok(first.to_string()), Err("disk")];
+    assert!(matches!(
+        hlo_layout::parse_module_in_pieces(pieces),
+        Err("disk")
+    ));
+}
