@@ -144,3 +144,61 @@ fn an_error_reading_a_piece_is_returned() {
         Err("disk")
     ));
 }
+
+mod cut_anywhere {
+    use proptest::prelude::*;
+
+    /// Computations that call those above them, a string and a comment that hold a line
+    /// with only `}`, and a computation written in place.
+    const TEXT: &str = "HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}\n\n/* a comment\n}\nthat looks like an end */\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b), metadata={op_name=\"x\n}\ny\"}\n}\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  c = f32[] constant(0)\n  r = f32[] reduce(p, c), dimensions={0}, to_apply=add\n  q = f32[] reduce(p, c), dimensions={0}, to_apply=\n{\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}\n  ROOT t = f32[] reduce(p, r), dimensions={0}, to_apply=max\n}\n\n// the end\n";
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Cut anywhere, the pieces give the module one pass gives, or none: never another.
+        #[test]
+        fn pieces_cut_anywhere_give_the_module_or_none(
+            cuts in proptest::collection::vec(0..TEXT.len(), 0..6),
+            without_in_place in any::<bool>(),
+        ) {
+            let text = if without_in_place {
+                TEXT.replace("to_apply=\n{\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}", "to_apply=add")
+            } else {
+                TEXT.to_string()
+            };
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c < text.len()).collect();
+            cuts.push(text.len());
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut pieces = Vec::new();
+            let mut start = 0;
+            for cut in cuts {
+                pieces.push(Ok::<String, ()>(text[start..cut].to_string()));
+                start = cut;
+            }
+            let whole = hlo_layout::parse_module(&text);
+            prop_assert!(whole.is_ok(), "{whole:?}");
+            let piecewise = hlo_layout::parse_module_in_pieces(pieces);
+            if let (Ok(Some(piecewise)), Ok(whole)) = (piecewise, whole) {
+                let print = hlo_layout::print::print_ir_module;
+                prop_assert_eq!(print(&piecewise), print(&whole));
+                prop_assert_eq!(super::spans(&piecewise), super::spans(&whole));
+            }
+        }
+    }
+
+    /// Cut where lines hold only `}`, the text is lowered in pieces once no such line is
+    /// inside a string, a comment or a computation written in place; with one, it is not.
+    #[test]
+    fn cut_where_computations_end_it_is_lowered() {
+        let plain = TEXT
+            .replace("to_apply=\n{\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}", "to_apply=add")
+            .replace("/* a comment\n}\nthat looks like an end */", "/* a comment */")
+            .replace("x\n}\ny", "x y");
+        assert_eq!(
+            super::agrees("cut where computations end", &plain, 1),
+            Some(true)
+        );
+        assert_eq!(super::pieces(&plain, 1).len(), 4);
+        assert_eq!(super::agrees("a string and a comment", TEXT, 1), None);
+    }
+}
