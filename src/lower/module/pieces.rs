@@ -30,6 +30,17 @@ pub(crate) struct Carried {
 impl<'s> ModuleLowering<'s> {
     /// A lowering of the piece `source`, after the computations before it, `taken` of them.
     pub(crate) fn resume(source: &'s str, carried: Carried, taken: u32) -> ModuleLowering<'s> {
+        ModuleLowering::carrying(carried, Some(source), taken, Vec::new())
+    }
+
+    /// A lowering that carries on from `carried`, `computations` closed and `taken` before
+    /// them, reading `source` if any.
+    fn carrying(
+        carried: Carried,
+        source: Option<&'s str>,
+        taken: u32,
+        computations: Vec<Computation>,
+    ) -> ModuleLowering<'s> {
         let Carried {
             computation_ids,
             entry,
@@ -40,8 +51,9 @@ impl<'s> ModuleLowering<'s> {
             computation_ids,
             entry,
             open: None,
-            memo: memo.for_source(Some(source)),
+            memo: memo.for_source(source),
             closed: Closed {
+                computations,
                 taken,
                 async_chains,
                 ..Closed::default()
@@ -128,24 +140,7 @@ impl ModuleLowering<'static> {
         computations: Vec<Computation>,
         preamble: LoweredPreamble,
     ) -> Option<Module> {
-        let Carried {
-            computation_ids,
-            entry,
-            memo,
-            async_chains,
-        } = carried;
-        let whole = ModuleLowering {
-            computation_ids,
-            entry,
-            open: None,
-            memo,
-            closed: Closed {
-                computations,
-                async_chains,
-                ..Closed::default()
-            },
-            spare: SpareVecs::default(),
-        };
+        let whole = ModuleLowering::carrying(carried, None, 0, computations);
         whole.finish_with(preamble).ok()
     }
 }
