@@ -60,7 +60,7 @@ pub(super) fn assign_once_reporting(
     };
     let opaque = check_bitcasts(module, target)?;
     materialize_tuple_paths(module);
-    decompose_bitcasts(module, &opaque);
+    decompose_bitcasts(module, &opaque, &mut |shape| assigner.shared(shape));
     assigner.opaque_bitcasts = opaque;
     let entry = module.entry;
     // The header is read once: the pass changes only the instructions until the end.

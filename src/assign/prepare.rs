@@ -146,18 +146,15 @@ pub(super) fn is_type_reinterpretation(from: &ArrayShape, to: &ArrayShape) -> bo
 /// to the result's physical dims, and a transpose into the result's logical order, leaving
 /// out the steps that do nothing. Assignment then makes them bitcasts again where the new
 /// layouts move no data.
-pub(super) fn decompose_bitcasts(module: &mut Module, opaque: &OpaqueBitcasts) {
-    // The steps made share their shapes, as lowering's instructions do: a module may have a
-    // bitcast for every tenth instruction, and few distinct shapes among them.
-    let mut shapes: rustc_hash::FxHashSet<Arc<Shape>> = Default::default();
-    let mut shared = |shape: Shape| -> Arc<Shape> {
-        if let Some(made) = shapes.get(&shape) {
-            return Arc::clone(made);
-        }
-        let made = Arc::new(shape);
-        shapes.insert(Arc::clone(&made));
-        made
-    };
+///
+/// The steps' shapes come from `shared` (the assigner's one allocation per shape), as
+/// lowering's instructions share theirs: a module may have a bitcast for every tenth
+/// instruction, and few distinct shapes among them.
+pub(super) fn decompose_bitcasts(
+    module: &mut Module,
+    opaque: &OpaqueBitcasts,
+    shared: &mut dyn FnMut(Shape) -> Arc<Shape>,
+) {
     let ids: Vec<ComputationId> = module.computation_ids().collect();
     for (computation_id, computation) in ids.into_iter().zip(module.computations_mut()) {
         let bitcasts: Vec<InstrId> = computation

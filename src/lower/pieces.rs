@@ -78,15 +78,12 @@ pub(crate) fn lower_in_pieces<E>(
             computation.move_spans(offset);
         }
         computations.append(&mut closed);
-        let next = if first {
+        if first {
             preamble = Some(lowered_preamble.unwrap_or_else(|| LoweredPreamble::new(&tree)));
-            lowering.suspend()
-        } else if tree.header.is_none() && tree.tables.is_empty() {
-            lowering.suspend()
-        } else {
-            None
-        };
-        match next {
+        } else if tree.header.is_some() || !tree.tables.is_empty() {
+            return Ok(None);
+        }
+        match lowering.suspend() {
             Some(next) => carried = next,
             None => return Ok(None),
         }
