@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+use thin_vec::ThinVec;
+
 use super::callees::{
     holds_body, names_one, takes_a_list, unnamed_body, Callee, CalleeList, InPlaceAttribute,
     PendingCall,
@@ -48,20 +50,27 @@ pub(super) struct PendingOperand<'s> {
     /// The shape the text declared for the operand (`f32[2] %x`), if any.
     shape: Option<Arc<Shape>>,
     /// The compact tuple-element path (`%t#1`).
-    path: Vec<i64>,
+    path: ThinVec<i64>,
     /// The operand's text, from its shape when that is written: where XLA reports an
     /// operand it cannot read.
     span: Span,
 }
 
-/// An operand by name, with what lowering makes of it before its name is looked up.
+/// The computations an instruction calls, by attribute: the index of an attribute that
+/// writes them in place, or `None`. Thin, as most instructions call none and the read-ahead
+/// thread holds one for every line it reads ahead.
+pub(super) type CalleeLists<'s> = ThinVec<(Option<usize>, CalleeList<'s>)>;
+
+/// An operand by name, with what lowering makes of it before its name is looked up. The
+/// read-ahead thread holds one for every operand of the text it reads ahead, so the path is
+/// a thin vector: nearly every operand has none.
 pub(crate) struct PreparedOperand<'s> {
     slot: u32,
     name: ast::Name<'s>,
     /// The shape the text declared for the operand, if any.
     shape: Option<Arc<Shape>>,
     /// The compact tuple-element path (`%t#1`), as far as its indices are numbers.
-    path: Vec<i64>,
+    path: ThinVec<i64>,
     /// Whether the text wrote a path at all.
     indexed: bool,
     /// The operand's text, from its shape when that is written.
@@ -512,11 +521,7 @@ impl<'s> ComputationLowering<'_, 's> {
     pub(super) fn prepare<'o>(
         &mut self,
         instruction: &'o ast::Instruction<'s>,
-    ) -> Option<(
-        Instruction,
-        Vec<(Option<usize>, CalleeList<'s>)>,
-        &'o [ast::Operand<'s>],
-    )> {
+    ) -> Option<(Instruction, CalleeLists<'s>, &'o [ast::Operand<'s>])> {
         let opcode = Opcode::from_name(instruction.opcode.text);
         self.closed
             .errors
@@ -552,7 +557,7 @@ impl<'s> ComputationLowering<'_, 's> {
             &instruction.attributes,
             &mut self.closed.errors,
         );
-        let mut callee_lists = Vec::new();
+        let mut callee_lists = CalleeLists::new();
         // Exactly: grown one at a time, the vector would keep room for four.
         lowered
             .attributes
@@ -611,11 +616,7 @@ impl<'s> ComputationLowering<'_, 's> {
     }
 
     /// Records the computations instruction `id` calls, for resolving at the module's end.
-    pub(super) fn register_callees(
-        &mut self,
-        id: InstrId,
-        callee_lists: Vec<(Option<usize>, CalleeList<'s>)>,
-    ) {
+    pub(super) fn register_callees(&mut self, id: InstrId, callee_lists: CalleeLists<'s>) {
         for (index, list) in callee_lists {
             self.open
                 .calls
@@ -647,7 +648,7 @@ impl<'s> ComputationLowering<'_, 's> {
             user_instruction.percent_exceptions.push(slot);
         }
         if indexed {
-            user_instruction.tuple_paths.push((slot, path.clone()));
+            user_instruction.tuple_paths.push((slot, path.to_vec()));
         }
         let operand = PendingOperand {
             user,

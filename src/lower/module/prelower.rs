@@ -8,22 +8,23 @@
 //! name instructions and that write no computation in place are taken; any other is handed
 //! over as it was read.
 
-use super::callees::{holds_body, CalleeList};
+use super::callees::holds_body;
+use super::computation::{CalleeLists, PendingOperand, PreparedOperand};
 use super::computation::{Closed, ComputationLowering, OpenComputation};
-use super::computation::{PendingOperand, PreparedOperand};
 use super::memo::Memo;
 use super::{ModuleLowering, SpareVecs};
 use crate::ir::module::{Computation, InstrId, Instruction};
 use crate::syntax::ast::{self, Span};
 
 /// An instruction line lowered as far as it can be without its computation: everything
-/// but its place in the graph and the connection of its operands.
+/// but its place in the graph and the connection of its operands. The read-ahead thread
+/// holds one for every line it reads ahead until this thread places them, so it keeps no
+/// more than placing needs: the line's span is the instruction's.
 pub(crate) struct Prelowered<'s> {
     root: bool,
     name: ast::Name<'s>,
-    span: Span,
     lowered: Instruction,
-    callee_lists: Vec<(Option<usize>, CalleeList<'s>)>,
+    callee_lists: CalleeLists<'s>,
     /// How many of the batch's operands ([`Prelowering::take_operands`]) are this line's:
     /// the next ones, as lines are placed in the order they were lowered.
     operand_count: u32,
@@ -118,7 +119,6 @@ impl<'s> Prelowering<'s> {
                 let prelowered = Prelowered {
                     root: instruction.root,
                     name: instruction.name,
-                    span: instruction.span,
                     lowered,
                     callee_lists,
                     operand_count,
@@ -160,7 +160,7 @@ impl<'s> ComputationLowering<'_, 's> {
         prelowered: Prelowered<'s>,
         operands: &mut std::vec::IntoIter<PreparedOperand<'s>>,
     ) {
-        let (root, span) = (prelowered.root, prelowered.span);
+        let (root, span) = (prelowered.root, prelowered.lowered.span);
         let mut pending = std::mem::take(&mut self.open.pending);
         let id = self.place(prelowered, operands, &mut pending);
         self.open.pending = pending;
@@ -177,13 +177,13 @@ impl<'s> ComputationLowering<'_, 's> {
     ) -> Option<InstrId> {
         let Prelowered {
             name,
-            span,
             lowered,
             callee_lists,
             operand_count,
             ..
         } = prelowered;
         let own = operands.by_ref().take(operand_count as usize);
+        let span = lowered.span;
         let Some(id) = self.add(lowered, name, span) else {
             own.for_each(drop);
             return None;
