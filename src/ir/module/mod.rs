@@ -208,13 +208,16 @@ impl Module {
         if let Some(shared) = &self.names.0 {
             return Arc::clone(shared);
         }
-        let mut names = ModuleNames::default();
-        names.hashes.reserve(self.instruction_count());
+        let mut hashes = Vec::with_capacity(self.instruction_count());
         for computation in &self.computations {
-            for instruction in computation.graph.node_weights() {
-                names.add(name_hash(&instruction.name));
-            }
+            hashes.extend(
+                computation
+                    .graph
+                    .node_weights()
+                    .map(|instruction| name_hash(&instruction.name)),
+            );
         }
+        let names = ModuleNames::counting(hashes);
         let shared = Arc::new(std::sync::Mutex::new(names));
         for computation in &mut self.computations {
             computation.module_names = SharedNames(Some(shared.clone()));

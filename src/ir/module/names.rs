@@ -10,31 +10,54 @@ use std::sync::Arc;
 /// The names of every instruction of a module, shared by its computations, so that a name
 /// one of them makes up is new in all of them, as XLA's module-wide `NameUniquer` keeps it.
 /// Only hashes are kept: a hash that two names share makes a made-up name skip one that was
-/// free, which costs nothing, and keeps the table a word or two per instruction.
+/// free, which costs nothing. The names counted when the table is made are a sorted vector,
+/// eight bytes a name (a hash map of counts took seventeen a slot, most of a graph node's
+/// worth of memory for every instruction once a pass edited); the few names edits add or
+/// remove afterwards are counts in a map beside it.
 #[derive(Debug, Default)]
 pub(super) struct ModuleNames {
-    /// How many instructions of the module have a name of this hash.
-    pub(super) hashes: rustc_hash::FxHashMap<u64, u32>,
+    /// The hash of every name counted when the table was made, sorted, repeats kept.
+    counted: Vec<u64>,
+    /// How many names of each hash were added (positive) or removed (negative) since.
+    edits: rustc_hash::FxHashMap<u64, i64>,
     /// Next suffix to try per name stem, module-wide.
     pub(super) next_suffix: rustc_hash::FxHashMap<String, u64>,
 }
 
 impl ModuleNames {
+    /// The table of these names' hashes.
+    pub(super) fn counting(mut hashes: Vec<u64>) -> ModuleNames {
+        hashes.sort_unstable();
+        ModuleNames {
+            counted: hashes,
+            ..ModuleNames::default()
+        }
+    }
+
     pub(super) fn add(&mut self, hash: u64) {
-        *self.hashes.entry(hash).or_insert(0) += 1;
+        self.edit(hash, 1);
     }
 
     pub(super) fn remove(&mut self, hash: u64) {
-        if let std::collections::hash_map::Entry::Occupied(mut count) = self.hashes.entry(hash) {
-            *count.get_mut() -= 1;
-            if *count.get() == 0 {
-                count.remove();
-            }
+        self.edit(hash, -1);
+    }
+
+    fn edit(&mut self, hash: u64, by: i64) {
+        let count = self.edits.entry(hash).or_insert(0);
+        *count += by;
+        if *count == 0 {
+            self.edits.remove(&hash);
         }
     }
 
     pub(super) fn holds(&self, hash: u64) -> bool {
-        self.hashes.contains_key(&hash)
+        let first = self.counted.partition_point(|&h| h < hash);
+        let counted = self.counted[first..].partition_point(|&h| h == hash);
+        let edited = self.edits.get(&hash).copied().unwrap_or(0);
+        i64::try_from(counted)
+            .unwrap_or(i64::MAX)
+            .saturating_add(edited)
+            > 0
     }
 }
 
