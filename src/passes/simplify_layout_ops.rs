@@ -42,8 +42,6 @@
 //! }
 //! ```
 
-use std::collections::HashSet;
-
 use crate::ir::bitcast::{is_bitcast, Correspondence};
 use crate::ir::module::{Computation, InstrId, Instruction};
 use crate::ir::{ArrayShape, Module, Opcode, Shape};
@@ -69,25 +67,12 @@ impl Pass for SimplifyLayoutOps {
 
     fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<Changed, PassError> {
         let scheduled = module.attribute("is_scheduled") == Some("true");
-        // XLA keeps instruction names unique across the module, so new names avoid all.
-        let mut names: HashSet<String> = module
-            .computations()
-            .iter()
-            .flat_map(|c| {
-                c.order()
-                    .iter()
-                    .map(|&id| c.instruction(id).name().to_string())
-            })
-            .collect();
         let style = module.style;
-        let mut next_suffix = 0;
         let mut changed = Changed::NO;
         for computation in module.computations_mut() {
             let mut rewriter = Rewriter {
                 control: super::control::control_dependent(computation),
                 computation,
-                names: &mut names,
-                next_suffix: &mut next_suffix,
                 style,
                 scheduled,
             };
@@ -100,9 +85,6 @@ impl Pass for SimplifyLayoutOps {
 struct Rewriter<'a> {
     computation: &'a mut Computation,
     control: Vec<bool>,
-    names: &'a mut HashSet<String>,
-    /// The last suffix tried for a new bitcast's name.
-    next_suffix: &'a mut u64,
     style: crate::ir::module::PrintStyle,
     scheduled: bool,
 }
@@ -225,7 +207,9 @@ impl Rewriter<'_> {
                 self.computation.replace_operand(id, 0, source)?;
             }
             Action::Bitcast(source) => {
-                let name = self.fresh_name("bitcast");
+                // New in the whole module, as XLA keeps names: `computations_mut` links
+                // every computation to the module's names.
+                let name = self.computation.unique_name("bitcast");
                 let old = self.computation.instruction(id);
                 let mut bitcast = Instruction::new(name, Opcode::Bitcast, old.shape.clone());
                 bitcast.style = self.style;
@@ -267,8 +251,7 @@ impl Rewriter<'_> {
     }
 
     fn remove(&mut self, id: InstrId) -> Result<(), PassError> {
-        let removed = self.computation.remove(id)?;
-        self.names.remove(removed.name());
+        self.computation.remove(id)?;
         Ok(())
     }
 
@@ -290,18 +273,6 @@ impl Rewriter<'_> {
             }
         }
         Ok(())
-    }
-
-    /// `bitcast`, `bitcast.1`, ...: the first free one, resuming the count where the last
-    /// search stopped so that naming stays linear.
-    fn fresh_name(&mut self, base: &str) -> String {
-        let mut name = base.to_string();
-        while self.names.contains(&name) || self.computation.find(&name).is_some() {
-            *self.next_suffix += 1;
-            name = format!("{base}.{}", self.next_suffix);
-        }
-        self.names.insert(name.clone());
-        name
     }
 
     /// New instructions take part in no control dependency.
