@@ -114,3 +114,27 @@ pub(super) fn name_hash(name: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ModuleNames;
+
+    #[test]
+    fn a_name_is_held_while_any_instruction_has_it() {
+        // Two instructions (in different computations) share the hash 7.
+        let mut names = ModuleNames::counting(vec![9, 7, 3, 7]);
+        assert!(names.holds(7) && names.holds(3) && names.holds(9));
+        assert!(!names.holds(5) && !names.holds(0) && !names.holds(u64::MAX));
+        names.remove(7);
+        assert!(names.holds(7), "one instruction still has it");
+        names.remove(7);
+        assert!(!names.holds(7));
+        names.add(7);
+        assert!(names.holds(7));
+        names.add(5);
+        assert!(names.holds(5));
+        names.remove(5);
+        assert!(!names.holds(5));
+        assert!(names.edits.len() == 1, "edits that cancel leave nothing behind");
+    }
+}
