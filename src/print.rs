@@ -30,7 +30,7 @@ pub fn print_ir_module_on(module: &ir::Module, min_instructions: usize) -> Strin
     // memory (its pages are never touched), while growing would copy everything printed.
     let mut out = String::with_capacity(256 * module.instruction_count() + 256);
     let kept: Result<Option<String>, std::convert::Infallible> =
-        print_ir_module_into(module, min_instructions, &mut out, &mut |_| Ok(()));
+        print_ir_module_into(module, min_instructions, &mut out, &mut |_| Ok(()), None);
     match kept {
         Ok(tail) => {
             out.push_str(tail.as_deref().unwrap_or_default());
@@ -46,11 +46,64 @@ const WRITE_CHUNK_BYTES: usize = 1 << 20;
 /// Writes the text [`print_ir_module`] gives to `writer` as it is printed, so that the
 /// whole text is never held: the first share of the computations goes out in chunks, and
 /// only the second share, printed meanwhile on another thread for a large module, is held
-/// until the first is written.
+/// until the first is written ([`write_ir_module_spilling`] holds none).
 pub fn write_ir_module(
     module: &ir::Module,
     writer: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    let tail = write_ir_module_on(module, writer, None)?;
+    writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
+}
+
+/// [`write_ir_module`], the second thread's share of a large module written to `spill` (a
+/// temporary file, say) as it is printed, then copied from there to `writer` after this
+/// thread's share, instead of held in memory: about half the printed text less at the
+/// peak, for one more write and read of that half. `spill` is written from its start.
+pub fn write_ir_module_spilling<S>(
+    module: &ir::Module,
+    writer: &mut dyn std::io::Write,
+    spill: &mut S,
+) -> std::io::Result<()>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek + Send,
+{
+    spill.seek(std::io::SeekFrom::Start(0))?;
+    let mut spilled = 0u64;
+    let mut to_spill = |text: &mut String| -> std::io::Result<()> {
+        if text.len() >= WRITE_CHUNK_BYTES {
+            spill.write_all(text.as_bytes())?;
+            spilled += text.len() as u64;
+            text.clear();
+        }
+        Ok(())
+    };
+    let tail = write_ir_module_on(module, writer, Some(&mut to_spill))?;
+    if spilled > 0 {
+        spill.flush()?;
+        spill.seek(std::io::SeekFrom::Start(0))?;
+        let copied = std::io::copy(&mut std::io::Read::take(&mut *spill, spilled), writer)?;
+        if copied != spilled {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the spilled share of the printed module could not be read back whole",
+            ));
+        }
+    }
+    writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
+}
+
+/// The flush of the second thread's share: writes out and clears what it is given, or
+/// leaves it.
+type TailFlush<'f, E> = &'f mut (dyn FnMut(&mut String) -> Result<(), E> + Send);
+
+/// Writes this thread's share of a module as [`write_ir_module`] does, and gives back what
+/// the second thread printed of its share and did not flush (all of it unless `spill` is
+/// given), for the caller to write after what `spill` took.
+fn write_ir_module_on(
+    module: &ir::Module,
+    writer: &mut dyn std::io::Write,
+    spill: Option<TailFlush<'_, std::io::Error>>,
+) -> std::io::Result<Option<String>> {
     let mut out = String::with_capacity(WRITE_CHUNK_BYTES + WRITE_CHUNK_BYTES / 2);
     let tail = print_ir_module_into::<std::io::Error>(
         module,
@@ -63,9 +116,10 @@ pub fn write_ir_module(
             }
             Ok(())
         },
+        spill,
     )?;
     writer.write_all(out.as_bytes())?;
-    writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
+    Ok(tail)
 }
 
 /// The length and a 64-bit hash of the text [`print_ir_module`] gives, computed as it is
@@ -94,12 +148,14 @@ pub fn ir_module_digest(module: &ir::Module) -> (u64, u64) {
 
 /// Prints `module` into `out`, calling `flush` after each computation this thread prints
 /// (it may write out and clear what `out` holds). On two threads, the second share comes
-/// back whole, to follow what `out` holds.
-fn print_ir_module_into<E>(
+/// back to follow what `out` holds: whole, or, when `tail_flush` is given, what is left of
+/// it once `tail_flush` was called after each of its computations.
+fn print_ir_module_into<E: Send>(
     module: &ir::Module,
     min_instructions: usize,
     out: &mut String,
     flush: &mut dyn FnMut(&mut String) -> Result<(), E>,
+    tail_flush: Option<TailFlush<'_, E>>,
 ) -> Result<Option<String>, E> {
     if module.has_header {
         out.push_str("HloModule ");
@@ -142,15 +198,21 @@ fn print_ir_module_into<E>(
     let Some(cut) = crate::parallel::print_cut(sizes, min_instructions) else {
         return print_share(out, 0..last, flush).map(|()| None);
     };
-    let print_tail = || {
-        let instructions: usize = module.computations()[cut..].iter().map(|c| c.len()).sum();
-        let mut tail = String::with_capacity(256 * instructions);
-        // Nothing is written out here, so the share is printed whole.
-        let _ = print_share(&mut tail, cut..last, &mut |_| Ok(()));
-        tail
+    let print_tail = || match tail_flush {
+        Some(tail_flush) => {
+            let mut tail = String::with_capacity(WRITE_CHUNK_BYTES + WRITE_CHUNK_BYTES / 2);
+            print_share(&mut tail, cut..last, tail_flush).map(|()| tail)
+        }
+        None => {
+            let instructions: usize = module.computations()[cut..].iter().map(|c| c.len()).sum();
+            let mut tail = String::with_capacity(256 * instructions);
+            // Nothing is written out here, so the share is printed whole.
+            print_share(&mut tail, cut..last, &mut |_| Ok(())).map(|()| tail)
+        }
     };
     let (head, tail) = crate::parallel::join(|| print_share(out, 0..cut, flush), print_tail);
-    head.map(|()| Some(tail))
+    head?;
+    tail.map(Some)
 }
 
 /// Prints computations of one module, writing those the text wrote in place back there.

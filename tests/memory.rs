@@ -6,7 +6,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use hlo_layout::print::{ir_module_digest, print_ir_module, write_ir_module};
+use hlo_layout::print::{
+    ir_module_digest, print_ir_module, write_ir_module, write_ir_module_spilling,
+};
 
 struct Counting;
 
@@ -47,6 +49,9 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
+
+/// The tests of this file, one at a time: the count of live bytes is the whole process's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The most bytes live at once while `f` runs, beyond those live when it starts.
 fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
@@ -97,6 +102,7 @@ fn module_text(computations: usize, lines: usize, longer: usize) -> String {
 
 #[test]
 fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // Under `parallel::PRINT_MIN_INSTRUCTIONS` (each computation has a parameter too, and the
     // entry a call for each), so printed on this thread alone; the lines are long enough
     // for a text of 6 MiB.
@@ -136,4 +142,49 @@ fn a_written_module_is_never_held_whole_and_is_what_print_gives() {
     let mut written = Vec::new();
     write_ir_module(&two_threads, &mut written).expect("a vector takes anything");
     assert_eq!(written, printed.as_bytes());
+}
+
+#[test]
+fn spilling_holds_neither_share_and_writes_what_print_gives() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Two shares near even, each several MiB: the second is printed on the other thread.
+    let module = hlo_layout::parse_module(&module_text(300, 100, 0)).expect("parses");
+    let printed = print_ir_module(&module);
+    assert!(printed.len() > 6 << 20, "{} bytes printed", printed.len());
+    let path = std::env::temp_dir().join(format!("hlo-layout-spill-test-{}", std::process::id()));
+    let mut spill = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .expect("a temporary file");
+    let mut written = Vec::new();
+    write_ir_module_spilling(&module, &mut written, &mut spill).expect("a vector takes anything");
+    assert_eq!(written, printed.as_bytes());
+    // Written again into the same file, as it is written from its start.
+    written.clear();
+    write_ir_module_spilling(&module, &mut written, &mut spill).expect("a vector takes anything");
+    assert_eq!(written, printed.as_bytes());
+    let ((), held) = peak_during(|| {
+        write_ir_module_spilling(&module, &mut std::io::sink(), &mut spill)
+            .expect("a sink takes anything")
+    });
+    let ((), held_without) = peak_during(|| {
+        write_ir_module(&module, &mut std::io::sink()).expect("a sink takes anything")
+    });
+    let _ = std::fs::remove_file(&path);
+    // A chunk of each share (and the printer's shape texts), not the second share whole,
+    // which writing without a spill holds where the machine has a second CPU.
+    assert!(
+        held < printed.len() / 2,
+        "{held} bytes held to write {} bytes",
+        printed.len()
+    );
+    if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+        assert!(
+            held_without > printed.len() / 2,
+            "{held_without} bytes held without a spill"
+        );
+    }
 }

@@ -111,7 +111,7 @@ pub fn run(args: Args) -> Outcome {
                 output.notes = report.to_text();
             }
             output.write = Some(Box::new(move |to| {
-                let written = hlo_layout::print::write_ir_module(&module, to);
+                let written = super::write_module(&module, to);
                 super::drop_aside(module);
                 written
             }));

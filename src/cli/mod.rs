@@ -40,7 +40,7 @@ use serde_json::json;
 use color::{color_for, use_color, Stream, COLOR};
 use diagnostic::{diagnostics, install_diagnostic_handler, plain, report_errors, CliError, Diag};
 use input::{module_ranges, read as read_input};
-use output::{install_interrupt_handler, json_text, write_atomically, write_output};
+use output::{install_interrupt_handler, json_text, write_atomically, write_module, write_output};
 use run::{drop_aside, finish, run_files, FileOutput, Header};
 
 /// The version of every JSON document's schema, `"version"` at its top.

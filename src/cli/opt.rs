@@ -172,7 +172,7 @@ pub fn run(args: Args) -> Outcome {
                     if index > 0 {
                         written = written.and_then(|()| to.write_all(b"// -----\n\n"));
                     }
-                    written = written.and_then(|()| hlo_layout::print::write_ir_module(module, to));
+                    written = written.and_then(|()| super::write_module(module, to));
                 }
                 super::drop_aside(modules);
                 written

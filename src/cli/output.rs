@@ -134,3 +134,14 @@ pub fn write_output(output: Option<&Path>, text: &str) -> Result<(), Diag> {
 pub fn json_text(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
 }
+
+/// Prints a module to `to` as it is printed. A large module's second share, printed on the
+/// other thread while this one writes the first, goes to an unnamed temporary file (in
+/// `TMPDIR`, gone when closed) rather than memory, and is copied out after the first; where
+/// no temporary file can be made, it is held in memory.
+pub fn write_module(module: &hlo_layout::ir::Module, to: &mut dyn Write) -> std::io::Result<()> {
+    match tempfile::tempfile() {
+        Ok(mut spill) => hlo_layout::print::write_ir_module_spilling(module, to, &mut spill),
+        Err(_) => hlo_layout::print::write_ir_module(module, to),
+    }
+}
