@@ -182,11 +182,12 @@ pub fn parse_module_range_at(
             };
             (end, lower)
         });
+    let whole = range.clone();
     let halves = syntax::in_two_halves(
         text,
         range,
         cut,
-        || lower::ModuleLowering::new(text),
+        || lower::ModuleLowering::for_module(text, whole.clone()),
         preamble,
     );
     let ((tree, mut lowering), (_, second), preamble) = halves?;
@@ -210,7 +211,7 @@ pub fn parse_module_range_tail_ahead(
     offset: usize,
 ) -> Option<Result<ir::Module, Vec<Error>>> {
     let cut = syntax::instruction_line_cut(text, range.clone(), offset)?;
-    let mut lowering = lower::ModuleLowering::new(text);
+    let mut lowering = lower::ModuleLowering::for_module(text, range.clone());
     let (tree, preamble) =
         lower::read_ahead::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
     let preamble = preamble.unwrap_or_else(|| lower::module::LoweredPreamble::new(&tree));
@@ -300,7 +301,7 @@ pub fn parse_module_range_cut(
         }
     }
     // Computations are lowered as they are parsed, so the whole syntax tree never exists.
-    let mut lowering = lower::ModuleLowering::new(text);
+    let mut lowering = lower::ModuleLowering::for_module(text, range.clone());
     let tree = syntax::parse_module_into(text, range.clone(), &mut lowering)
         .map_err(|errors| with_line_errors(text, range, errors))?;
     let lowered = match tree.instruction {

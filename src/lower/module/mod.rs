@@ -207,6 +207,25 @@ impl<'s> ModuleLowering<'s> {
         lowering
     }
 
+    /// [`Self::new`] for lowering the module of `source[range]` whole, with room made at
+    /// once for about as many computations as the text ends at a line's start (`\n}`). A
+    /// computation is a few hundred bytes, and a module can have tens of thousands: grown by
+    /// doubling, the vector would be copied each time, old and new held together; room the
+    /// count overestimates is never written, so it takes no memory. A module read in halves
+    /// makes room in each, so that the first takes the second's in without growing.
+    pub fn for_module(source: &'s str, range: std::ops::Range<usize>) -> ModuleLowering<'s> {
+        let mut lowering = ModuleLowering::new(source);
+        let ends = source
+            .as_bytes()
+            .get(range)
+            .map_or(0, |text| memchr::memmem::find_iter(text, b"\n}").count());
+        lowering
+            .closed
+            .computations
+            .reserve_exact(ends.saturating_add(1));
+        lowering
+    }
+
     /// Records the name of a computation read at the top level; a name given before is an
     /// error.
     fn name_computation(&mut self, name: &str, id: ComputationId, span: Span) {
