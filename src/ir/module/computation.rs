@@ -52,7 +52,7 @@ pub struct Computation {
     /// Per graph index, how many times its instruction was removed: what an id's
     /// `generation` must equal. Empty until the first removal, as most computations have
     /// none.
-    pub(super) generations: Vec<u32>,
+    pub(super) generations: thin_vec::ThinVec<u32>,
     pub(super) graph: StableDiGraph<Instruction, u32, u32>,
     /// The print order: a doubly linked list through `links`, so that inserting and
     /// removing are O(1) however large the computation.
@@ -62,8 +62,9 @@ pub struct Computation {
     /// holds only node indices and hashes the names the graph holds, so no name is stored
     /// twice.
     pub(super) names: hashbrown::HashTable<Node>,
-    /// Next suffix to try per name stem, so that making names unique stays O(1).
-    pub(super) next_suffix: rustc_hash::FxHashMap<String, u64>,
+    /// Next suffix to try per name stem, so that making names unique stays O(1); boxed once
+    /// a name is made up here, as most computations never make one.
+    pub(super) next_suffix: Option<Box<rustc_hash::FxHashMap<String, u64>>>,
     /// The module's names, once the module has handed this computation out for editing.
     pub(super) module_names: SharedNames,
 }
@@ -84,12 +85,12 @@ impl Computation {
             in_place: false,
             span: Span::default(),
             tag: Tag::fresh(),
-            generations: Vec::new(),
+            generations: thin_vec::ThinVec::new(),
             graph: StableDiGraph::default(),
             order: OrderList::default(),
             root: None,
             names: hashbrown::HashTable::new(),
-            next_suffix: rustc_hash::FxHashMap::default(),
+            next_suffix: None,
             module_names: SharedNames::default(),
         }
     }
@@ -127,7 +128,7 @@ impl Computation {
             self.graph = StableDiGraph::from(compact);
         }
         move_to_exact_room(&mut self.order.links);
-        move_to_exact_room(&mut self.generations);
+        self.generations.shrink_to_fit();
         let graph = &self.graph;
         self.names.shrink_to_fit(|&id| name_hash(&graph[id].name));
     }
@@ -451,13 +452,13 @@ impl Computation {
             return base.to_string();
         }
         let stem = name_stem(base);
-        let next = |suffixes: &rustc_hash::FxHashMap<String, u64>| {
-            suffixes.get(stem).copied().unwrap_or(1)
+        let next = |suffixes: Option<&rustc_hash::FxHashMap<String, u64>>| {
+            suffixes.and_then(|s| s.get(stem)).copied().unwrap_or(1)
         };
         let mut n = self
             .module_names
-            .with(|names| next(&names.next_suffix))
-            .unwrap_or_else(|| next(&self.next_suffix));
+            .with(|names| next(Some(&names.next_suffix)))
+            .unwrap_or_else(|| next(self.next_suffix.as_deref()));
         let name = loop {
             let candidate = format!("{stem}.{n}");
             n += 1;
@@ -471,7 +472,7 @@ impl Computation {
             .with(|names| names.next_suffix.insert(stem.clone(), n))
             .is_none()
         {
-            self.next_suffix.insert(stem, n);
+            self.next_suffix.get_or_insert_default().insert(stem, n);
         }
         name
     }

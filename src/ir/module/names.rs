@@ -135,6 +135,9 @@ mod tests {
         assert!(names.holds(5));
         names.remove(5);
         assert!(!names.holds(5));
-        assert!(names.edits.len() == 1, "edits that cancel leave nothing behind");
+        assert!(
+            names.edits.len() == 1,
+            "edits that cancel leave nothing behind"
+        );
     }
 }

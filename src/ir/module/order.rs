@@ -31,7 +31,7 @@ pub(super) struct OrderList {
     pub(super) tail: u32,
     pub(super) len: usize,
     // `OnceLock`, not `OnceCell`: the verifier reads computations from two threads.
-    slice: std::sync::OnceLock<Vec<InstrId>>,
+    slice: std::sync::OnceLock<Box<[InstrId]>>,
 }
 
 // Not derived: the slice holds ids with the computation's tag, and a clone has another tag.
@@ -61,7 +61,8 @@ impl OrderList {
                 });
                 at = self.links[at as usize].next;
             }
-            out
+            // Exactly `len` ids, so boxing keeps the block.
+            out.into_boxed_slice()
         })
     }
 
