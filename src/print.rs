@@ -58,7 +58,8 @@ pub fn write_ir_module(
 /// [`write_ir_module`], the second thread's share of a large module written to `spill` (a
 /// temporary file, say) as it is printed, then copied from there to `writer` after this
 /// thread's share, instead of held in memory: about half the printed text less at the
-/// peak, for one more write and read of that half. `spill` is written from its start.
+/// peak, for one more write and read of that half. `spill` is written from its start; if
+/// writing it fails, the rest of the share is held instead.
 pub fn write_ir_module_spilling<S>(
     module: &ir::Module,
     writer: &mut dyn std::io::Write,
@@ -67,13 +68,18 @@ pub fn write_ir_module_spilling<S>(
 where
     S: std::io::Read + std::io::Write + std::io::Seek + Send,
 {
-    spill.seek(std::io::SeekFrom::Start(0))?;
+    // A spill that fails (a full disk, say) is given up, not the printing: the rest of the
+    // share is held in memory, to follow the bytes the spill took whole.
+    let mut spilling = spill.seek(std::io::SeekFrom::Start(0)).is_ok();
     let mut spilled = 0u64;
     let mut to_spill = |text: &mut String| -> std::io::Result<()> {
-        if text.len() >= WRITE_CHUNK_BYTES {
-            spill.write_all(text.as_bytes())?;
-            spilled += text.len() as u64;
-            text.clear();
+        if spilling && text.len() >= WRITE_CHUNK_BYTES {
+            if spill.write_all(text.as_bytes()).is_ok() {
+                spilled += text.len() as u64;
+                text.clear();
+            } else {
+                spilling = false;
+            }
         }
         Ok(())
     };

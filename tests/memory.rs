@@ -188,3 +188,57 @@ fn spilling_holds_neither_share_and_writes_what_print_gives() {
         );
     }
 }
+
+/// A spill that takes `room` bytes and then refuses every write, as a full disk does; the
+/// write that crosses the limit takes part of its bytes first.
+struct FullAfter {
+    bytes: std::io::Cursor<Vec<u8>>,
+    room: usize,
+}
+
+impl std::io::Write for FullAfter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let left = self.room.saturating_sub(self.bytes.get_ref().len());
+        if left == 0 {
+            return Err(std::io::Error::other("no space left on the device"));
+        }
+        self.bytes.write(&bytes[..bytes.len().min(left)])
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl std::io::Read for FullAfter {
+    fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+        self.bytes.read(into)
+    }
+}
+
+impl std::io::Seek for FullAfter {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.bytes.seek(to)
+    }
+}
+
+#[test]
+fn a_spill_that_fills_up_is_given_up_and_the_text_is_whole() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let module = hlo_layout::parse_module(&module_text(300, 100, 0)).expect("parses");
+    let printed = print_ir_module(&module);
+    // No room, room for part of the second chunk, and room enough.
+    for room in [0, (3 << 20) / 2, 64 << 20] {
+        let mut spill = FullAfter {
+            bytes: std::io::Cursor::new(Vec::new()),
+            room,
+        };
+        let mut written = Vec::new();
+        write_ir_module_spilling(&module, &mut written, &mut spill)
+            .expect("a vector takes anything");
+        assert!(
+            written == printed.as_bytes(),
+            "room for {room} bytes: the text differs"
+        );
+    }
+}
