@@ -207,6 +207,11 @@ impl<'s> ModuleLowering<'s> {
         lowering
     }
 
+    /// The fewest bytes a computation's text takes in real modules, its head, one
+    /// instruction and its `}` line (`%c (p: f32[]) -> f32[] {`, a parameter, `}`), rounded
+    /// down.
+    const MIN_COMPUTATION_BYTES: usize = 32;
+
     /// [`Self::new`] for lowering the module of `source[range]` whole, with room made at
     /// once for about as many computations as the text ends at a line's start (`\n}`). A
     /// computation is a few hundred bytes, and a module can have tens of thousands: grown by
@@ -215,14 +220,15 @@ impl<'s> ModuleLowering<'s> {
     /// makes room in each, so that the first takes the second's in without growing.
     pub fn for_module(source: &'s str, range: std::ops::Range<usize>) -> ModuleLowering<'s> {
         let mut lowering = ModuleLowering::new(source);
-        let ends = source
-            .as_bytes()
-            .get(range)
-            .map_or(0, |text| memchr::memmem::find_iter(text, b"\n}").count());
-        lowering
+        let text = source.as_bytes().get(range).unwrap_or_default();
+        let ends = memchr::memmem::find_iter(text, b"\n}").count();
+        // Text that is mostly `}` lines is no module: room is made for one computation in
+        // `MIN_COMPUTATION_BYTES` at most, and room the allocator refuses is grown instead.
+        let room = ends.min(text.len() / Self::MIN_COMPUTATION_BYTES);
+        let _ = lowering
             .closed
             .computations
-            .reserve_exact(ends.saturating_add(1));
+            .try_reserve_exact(room.saturating_add(1));
         lowering
     }
 
