@@ -20,6 +20,22 @@ pub fn print_ir_module(module: &ir::Module) -> String {
     )
 }
 
+/// A module prints as [`print_ir_module`] prints it, so `module.to_string()` and `{module}`
+/// give its HLO text.
+///
+/// ```
+/// let text = "HloModule m\n\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n\n";
+/// let module = hlo_layout::parse_module(text).map_err(|errors| errors[0].to_string())?;
+/// assert_eq!(module.to_string(), hlo_layout::print::print_ir_module(&module));
+/// assert!(format!("{module}").contains("parameter(0)"));
+/// # Ok::<(), String>(())
+/// ```
+impl std::fmt::Display for ir::Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&print_ir_module(self))
+    }
+}
+
 /// [`print_ir_module`], on two threads only when the module has at least `min_instructions`
 /// instructions (`usize::MAX`: one thread, as tests and benchmarks compare) and its
 /// computations make two shares near even ([`crate::parallel::print_cut`]); each thread
