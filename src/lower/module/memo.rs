@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use compact_str::CompactString;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::line_counter::LineCounter;
 use crate::ir::module::TextAttribute;
@@ -35,6 +35,11 @@ pub(super) struct Memo<'s> {
     /// system (`crate::check`) would have to bring back.
     pub(super) printed: FxHashMap<CompactString, Arc<str>>,
     pub(super) attribute_names: FxHashMap<CompactString, Arc<str>>,
+    /// Values written as one word (`metadata={...}`, `backend_config=...`, `kind=kLoop`),
+    /// which print as written: the shared text is its own key. Most repeat (a fusion's
+    /// lines carry the metadata of the op they came from), and one allocation a line was a
+    /// tenth of a module's memory.
+    pub(super) words: FxHashSet<Arc<str>>,
     pub(super) shapes: FxHashMap<CompactString, Arc<Shape>>,
     /// The last shape looked up, by its text: most lines have the shape of the line before
     /// (63% of mixtral 1x8's, 52% of torax's, 23% of transformer24 opt's), and comparing
@@ -52,6 +57,7 @@ impl<'s> Memo<'s> {
             source,
             printed: self.printed,
             attribute_names: self.attribute_names,
+            words: self.words,
             shapes: self.shapes,
             last_shape: None,
             lines: LineCounter::default(),
@@ -65,6 +71,9 @@ impl<'s> Memo<'s> {
         const MEMO_ENTRIES: usize = 1024;
         if self.printed.len() > MEMO_ENTRIES {
             self.printed = FxHashMap::default();
+        }
+        if self.words.len() > MEMO_ENTRIES {
+            self.words = FxHashSet::default();
         }
         if self.shapes.len() > MEMO_ENTRIES {
             self.shapes = FxHashMap::default();
@@ -120,11 +129,16 @@ impl<'s> Memo<'s> {
         &mut self,
         attribute: &ast::Attribute<'s>,
     ) -> Result<Arc<str>, Vec<LowerError>> {
-        // A lone word prints as written and is often long and unique (backend_config,
-        // metadata): made straight into the shared text, without the printer's string.
+        // A lone word (backend_config, metadata) prints as written: shared by its own text,
+        // without the printer's string.
         if let [Term::Word(word, kind)] = attribute.value.as_slice() {
             if !matches!(kind, WordKind::Name | WordKind::NameColon) {
-                return Ok(Arc::from(word.text));
+                if let Some(text) = self.words.get(word.text) {
+                    return Ok(Arc::clone(text));
+                }
+                let text: Arc<str> = Arc::from(word.text);
+                self.words.insert(Arc::clone(&text));
+                return Ok(text);
             }
         }
         let lone_word = matches!(attribute.value.as_slice(), [Term::Word(..)]);

@@ -345,11 +345,11 @@ impl<'s> ModuleLowering<'s> {
         computation_above(&self.computation_ids, name, id)
     }
 
-    /// Empties the memo of shapes, or that of attribute texts, once it holds more than a
+    /// Empties the memo of shapes, or one of attribute texts, once it holds more than a
     /// thousand or so, for a caller that keeps memory bounded by the text rather than by the
     /// module: the memo only saves time and shares allocations, so emptying it changes no
-    /// result. They are emptied apart: metadata, unique to each line, fills the memo of
-    /// texts about once per line, while a few hundred shapes, each shared by many lines,
+    /// result. They are emptied apart: values unique to a line (a callee's name) fill a memo of
+    /// texts quickly, while a few hundred shapes, each shared by many lines,
     /// are most of a module's.
     pub(crate) fn trim_memo(&mut self) {
         self.memo.trim();
