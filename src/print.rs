@@ -209,7 +209,8 @@ fn print_ir_module_into<E: Send>(
                 &module.computations()[index],
                 printer.as_ref(),
                 &mut shapes,
-            );
+                flush,
+            )?;
             out.push_str("\n\n");
             flush(out)?;
         }
@@ -345,12 +346,15 @@ impl ShapeTexts {
     }
 }
 
-fn print_ir_computation(
+/// Prints `computation` into `out`, handing `out` to `flush` after each line, so that a
+/// long computation is written as it is printed rather than held whole.
+fn print_ir_computation<E>(
     out: &mut String,
     computation: &ir::Computation,
     printer: Option<&IrPrinter<'_>>,
     shapes: &mut ShapeTexts,
-) {
+    flush: &mut dyn FnMut(&mut String) -> Result<(), E>,
+) -> Result<(), E> {
     if computation.entry_written {
         out.push_str("ENTRY ");
     }
@@ -379,21 +383,24 @@ fn print_ir_computation(
         }
     }
     out.push_str(" {\n");
-    print_ir_instructions(out, computation, printer, shapes, 2);
+    print_ir_instructions(out, computation, printer, shapes, 2, flush)?;
     out.push('}');
     for attribute in &computation.attributes {
         let _ = write!(out, ", {}={}", attribute.name, attribute.value);
     }
+    Ok(())
 }
 
-/// A computation's lines, each indented by `indent` spaces.
-fn print_ir_instructions(
+/// A computation's lines, each indented by `indent` spaces, `out` handed to `flush` after
+/// each.
+fn print_ir_instructions<E>(
     out: &mut String,
     computation: &ir::Computation,
     printer: Option<&IrPrinter<'_>>,
     shapes: &mut ShapeTexts,
     indent: usize,
-) {
+    flush: &mut dyn FnMut(&mut String) -> Result<(), E>,
+) -> Result<(), E> {
     let root = computation.root();
     for &id in computation.order() {
         push_indent(out, indent);
@@ -402,7 +409,9 @@ fn print_ir_instructions(
         }
         print_ir_instruction(out, computation, id, printer, shapes, indent);
         out.push('\n');
+        flush(out)?;
     }
+    Ok(())
 }
 
 fn push_indent(out: &mut String, indent: usize) {
@@ -420,7 +429,9 @@ fn print_in_place(
 ) {
     push_indent(out, indent);
     out.push_str("{\n");
-    print_ir_instructions(out, computation, Some(printer), shapes, indent + 2);
+    // Inside a line, which is printed whole.
+    let whole = &mut |_: &mut String| Ok::<(), std::convert::Infallible>(());
+    let Ok(()) = print_ir_instructions(out, computation, Some(printer), shapes, indent + 2, whole);
     push_indent(out, indent);
     out.push('}');
 }
