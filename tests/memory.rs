@@ -242,3 +242,56 @@ fn a_spill_that_fills_up_is_given_up_and_the_text_is_whole() {
         );
     }
 }
+
+/// The commands that only lower their input read a large file (8 MiB or more) in pieces,
+/// never whole (`src/cli/input.rs`): what they write and report is what they give for the
+/// same text read whole from standard input.
+#[test]
+fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Result<()> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = module_text(3000, 12, 0);
+    assert!(text.len() >= 8 << 20, "{} bytes", text.len());
+    let directory = tempfile::tempdir()?;
+    let input = directory.path().join("large.hlo");
+    std::fs::write(&input, &text)?;
+    let run = |args: &[&str], stdin: bool| -> std::io::Result<(bool, String, Vec<u8>)> {
+        let output = directory.path().join("out");
+        let _ = std::fs::remove_file(&output);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hlo-layout"));
+        command.args(args).arg("-o").arg(&output);
+        if stdin {
+            command.arg("-").stdin(std::fs::File::open(&input)?);
+        } else {
+            command.arg(&input);
+        }
+        let done = command.output()?;
+        let written = std::fs::read(&output).unwrap_or_default();
+        Ok((
+            done.status.success(),
+            String::from_utf8_lossy(&done.stderr).into_owned(),
+            written,
+        ))
+    };
+    for args in [
+        &["assign", "--report"][..],
+        &["opt", "--passes", "dce,simplify-layout-ops"],
+        &["stats"],
+    ] {
+        let (ok, notes, written) = run(args, false)?;
+        assert!(ok, "{args:?}: {notes}");
+        assert!(!written.is_empty(), "{args:?} wrote nothing");
+        assert_eq!((ok, notes, written), run(args, true)?, "{args:?}");
+    }
+    // An error is reported with its place, read whole again.
+    let bad = text.replacen("add(%p.2999", "ad(%p.2999", 1);
+    std::fs::write(&input, &bad)?;
+    let (ok, notes, _) = run(&["assign"], false)?;
+    assert!(
+        !ok && notes.contains("ad(%p.2999") && notes.contains("large.hlo:"),
+        "{notes}"
+    );
+    let from_stdin = run(&["assign"], true)?.1;
+    let named = from_stdin.replace("[-:", &format!("[{}:", input.to_string_lossy()));
+    assert_eq!(notes, named);
+    Ok(())
+}

@@ -57,16 +57,17 @@ unsafe impl GlobalAlloc for Allocator {
 /// libmimalloc-sys names no constant for it).
 const PURGE_DELAY: ffi::mi_option_t = 15;
 
-/// Has memory go back to the system as soon as it is freed, not 10 ms later, so that what
-/// a command frees is not held while it allocates on: for `check`, what one computation's
-/// checks free while the next is read; for the others, what parsing hands between its
-/// threads and the text once lowered. Every command sets it: it lowers the peak memory of
-/// `check` by a few percent and costs no time that could be measured
-/// (`docs/performance.md`).
-pub fn purge_freed_memory_at_once() {
+/// Has memory go back to the system a millisecond after it is freed, not 10 ms later, so
+/// that what a command frees is not held while it allocates on: for `check`, what one
+/// computation's checks free while the next is read; for the others, what parsing hands
+/// between its threads and the text once lowered. Every command sets it: it lowers the peak
+/// memory of `check` by a few percent. Not at once (0): a module lowered from pieces of
+/// its text leaves pages partly free that its passes then fill and empty again, and giving
+/// each back at once made the verifier a half slower (`docs/performance.md`).
+pub fn purge_freed_memory_soon() {
     // SAFETY: sets a process-wide option, which mimalloc reads on each purge; any value is
     // valid for this option.
-    unsafe { ffi::mi_option_set(PURGE_DELAY, 0) }
+    unsafe { ffi::mi_option_set(PURGE_DELAY, 1) }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
+use super::{run_files, FileOutput, Format, Header, Outcome, OutputArgs, Reading};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -56,23 +56,15 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
+        Reading::Pieces,
         |file, source| {
-            let module = match hlo_layout::parse_module(source.text()) {
+            let module = match super::lower_source(file, source) {
                 Ok(module) => module,
-                Err(errors) => {
-                    return FileOutput::failure(diagnostics(file, source.text(), errors))
-                }
+                Err(diagnostics) => return FileOutput::failure(diagnostics),
             };
-            // The module holds all it needs of the text; errors read it again.
-            source.release();
-            // The input is lowered again from its text rather than copied: one module at a
+            // The input is lowered again from the file rather than copied: one module at a
             // time, never two.
-            let again = || {
-                let text = source.read_again()?;
-                let lowered = hlo_layout::parse_module(text).map_err(|_| source.changed());
-                source.release();
-                lowered
-            };
+            let again = || source.lower_again();
             let assigned = assign_verified_lowering_again(module, again, &target, &options);
             let (module, report) = match assigned {
                 Ok(assigned) => assigned,

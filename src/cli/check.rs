@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs};
+use super::{diagnostics, run_files, FileOutput, Header, Outcome, OutputArgs, Reading};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -28,6 +28,7 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::None,
+        Reading::Whole,
         |file, source| {
             let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);

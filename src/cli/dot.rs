@@ -4,7 +4,7 @@
 use hlo_layout::analysis::dot::{render_dot, DotOptions};
 use serde_json::{Map, Value};
 
-use super::{diagnostics, plain, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
+use super::{plain, run_files, FileOutput, Format, Header, Outcome, OutputArgs, Reading};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -44,15 +44,12 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
+        Reading::Pieces,
         |file, source| {
-            let module = match hlo_layout::parse_module(source.text()) {
+            let module = match super::lower_source(file, source) {
                 Ok(module) => module,
-                Err(errors) => {
-                    return FileOutput::failure(diagnostics(file, source.text(), errors))
-                }
+                Err(diagnostics) => return FileOutput::failure(diagnostics),
             };
-            // The module holds all it needs of the text.
-            source.release();
             let drawn = render_dot(&module, &options);
             super::drop_aside(module);
             match drawn {

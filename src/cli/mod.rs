@@ -41,7 +41,7 @@ use color::{color_for, use_color, Stream, COLOR};
 use diagnostic::{diagnostics, install_diagnostic_handler, plain, report_errors, CliError, Diag};
 use input::{module_ranges, read as read_input};
 use output::{install_interrupt_handler, json_text, write_atomically, write_module, write_output};
-use run::{drop_aside, finish, run_files, FileOutput, Header};
+use run::{drop_aside, finish, run_files, FileOutput, Header, Reading};
 
 /// The version of every JSON document's schema, `"version"` at its top.
 pub const JSON_VERSION: u32 = 1;
@@ -141,7 +141,7 @@ pub fn main() -> std::process::ExitCode {
     // Every command frees much of what it allocates while it is still far from done: the
     // lines the second parsing thread hands over, the input text, a module's copy, the
     // printer's chunks. Held for a while, those pages add up to the peak.
-    allocator::purge_freed_memory_at_once();
+    allocator::purge_freed_memory_soon();
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
@@ -195,4 +195,20 @@ fn usage_error(error: clap::Error) -> std::process::ExitCode {
     }));
     print!("{document}");
     std::process::ExitCode::from(2)
+}
+
+/// A file's one module, lowered from its text in pieces when `run_files` left it unread
+/// ([`run::Reading::Pieces`]), else from its whole text, which is then released (errors
+/// read it again); or the diagnostics of its errors.
+fn lower_source(
+    file: &str,
+    source: &mut input::Source,
+) -> Result<hlo_layout::ir::Module, Vec<Diag>> {
+    if let Some(module) = source.lower_in_pieces().map_err(|diag| vec![diag])? {
+        return Ok(module);
+    }
+    let lowered = hlo_layout::parse_module(source.text())
+        .map_err(|errors| diagnostics(file, source.text(), errors));
+    source.release();
+    lowered
 }

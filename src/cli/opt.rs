@@ -9,7 +9,7 @@ use hlo_layout::passes::parse_pipeline;
 use serde_json::{json, Map, Value};
 
 use super::{
-    diagnostics, report_errors, run_files, FileOutput, Format, Header, Outcome, OutputArgs,
+    diagnostics, report_errors, run_files, FileOutput, Format, Header, Outcome, OutputArgs, Reading,
 };
 
 /// The pipeline name in dump file names.
@@ -82,22 +82,32 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Comment,
+        Reading::Pieces,
         |file, source| {
-            let text = source.text();
-            let parts = super::module_ranges(text, args.split_input_file);
-            let mut modules = Vec::with_capacity(parts.len());
-            let mut errors = Vec::new();
-            for range in parts {
-                match hlo_layout::parse_module_range(text, range) {
+            let mut modules = Vec::new();
+            if args.split_input_file {
+                let text = match source.load() {
+                    Ok(text) => text,
+                    Err(diag) => return FileOutput::failure(vec![diag]),
+                };
+                let mut errors = Vec::new();
+                for range in super::module_ranges(text, true) {
+                    match hlo_layout::parse_module_range(text, range) {
+                        Ok(module) => modules.push(module),
+                        Err(found) => errors.extend(found),
+                    }
+                }
+                if !errors.is_empty() {
+                    return FileOutput::failure(diagnostics(file, text, errors));
+                }
+                // The modules hold all they need of the text; errors read it again.
+                source.release();
+            } else {
+                match super::lower_source(file, source) {
                     Ok(module) => modules.push(module),
-                    Err(found) => errors.extend(found),
+                    Err(diagnostics) => return FileOutput::failure(diagnostics),
                 }
             }
-            if !errors.is_empty() {
-                return FileOutput::failure(diagnostics(file, text, errors));
-            }
-            // The modules hold all they need of the text; errors read it again.
-            source.release();
             let mut notes = String::new();
             let mut warnings = Vec::new();
             let mut timings = Vec::new();

@@ -63,14 +63,25 @@ pub enum Header {
     None,
 }
 
-/// Runs `each` over `files` (each read from disk or stdin) and handles the conventions: a
-/// header per file when there are several, continuing past failures, a progress bar, the
-/// JSON document, and OUT written only when every file succeeded.
+/// How `run_files` hands a file to the command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Read whole.
+    Whole,
+    /// Left unread when large, for the command to lower in pieces
+    /// ([`input::Source::lower_in_pieces`]) or read whole ([`input::Source::load`]).
+    Pieces,
+}
+
+/// Runs `each` over `files` (each read from disk or stdin, as `reading` says) and handles
+/// the conventions: a header per file when there are several, continuing past failures, a
+/// progress bar, the JSON document, and OUT written only when every file succeeded.
 pub fn run_files(
     command: &str,
     files: &[String],
     output: &OutputArgs,
     header: Header,
+    reading: Reading,
     mut each: impl FnMut(&str, &mut input::Source) -> FileOutput,
 ) -> Outcome {
     let several = files.len() > 1;
@@ -85,8 +96,8 @@ pub fn run_files(
     let mut any_text = false;
     for file in files {
         progress.start(file);
-        let result = match input::read(file) {
-            Ok(text) => each(file, &mut input::Source::new(file, text)),
+        let result = match input::Source::open(file, reading == Reading::Pieces) {
+            Ok(mut source) => each(file, &mut source),
             Err(diag) => FileOutput::failure(vec![diag]),
         };
         if !result.ok {

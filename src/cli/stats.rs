@@ -5,7 +5,7 @@ use hlo_layout::ir::target::TARGET_NAMES;
 use hlo_layout::ir::Target;
 use serde_json::{Map, Value};
 
-use super::{diagnostics, run_files, FileOutput, Format, Header, Outcome, OutputArgs};
+use super::{run_files, FileOutput, Format, Header, Outcome, OutputArgs, Reading};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -36,15 +36,12 @@ pub fn run(args: Args) -> Outcome {
         &args.files,
         &args.output,
         Header::Plain,
+        Reading::Pieces,
         |file, source| {
-            let mut module = match hlo_layout::parse_module(source.text()) {
+            let mut module = match super::lower_source(file, source) {
                 Ok(module) => module,
-                Err(errors) => {
-                    return FileOutput::failure(diagnostics(file, source.text(), errors))
-                }
+                Err(diagnostics) => return FileOutput::failure(diagnostics),
             };
-            // The module holds all it needs of the text; errors read it again.
-            source.release();
             if args.assign {
                 if let Err(error) = hlo_layout::assign::assign_layouts(&mut module, &target) {
                     return FileOutput::failure(source.diagnostics(vec![error]));

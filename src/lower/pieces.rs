@@ -2,7 +2,8 @@
 //! that no more than one piece of text is held at a time ([`lower_in_pieces`]). XLA's text
 //! defines every computation above its callers, so once a piece is read its computations
 //! are complete, calls resolved, and its text can go. A long piece is read on two threads
-//! as a long text is (`crate::lower::read_ahead`).
+//! as a long text is: in halves cut between computations, or else with the rest of the
+//! piece read ahead (`crate::lower::read_ahead`).
 //!
 //! Invariant: whenever it gives a module, it is the module one pass over the whole text
 //! gives, spans included (each piece's spans are moved by the piece's offset). Anything
@@ -33,6 +34,34 @@ fn parse_piece_on_two_threads<'s>(
     crate::lower::read_ahead::parse_with_tail_ahead(piece, range, cut, lowering)
 }
 
+/// Parses `piece` into `lowering` on two threads in two halves, cut between computations
+/// near its middle, as `crate::parse_module` parses a long text: each half is lowered on its
+/// own, and `lowering` takes both in order ([`ModuleLowering::absorb`]). `None` when it is
+/// not parsed so (too short, no computation starts near the middle, a half that does not
+/// parse alone); `lowering` is then untouched.
+fn parse_piece_in_halves<'s>(
+    piece: &'s str,
+    lowering: &mut ModuleLowering<'s>,
+) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
+    let range = 0..piece.len();
+    let min_bytes = crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES);
+    let preamble_end = crate::syntax::preamble_end(piece, range.clone());
+    let near = |offset| crate::syntax::computation_start_near(piece, range.clone(), offset);
+    let preamble = || preamble_end.unwrap_or(0);
+    let cuts = crate::parallel::parse_cuts(piece, range.clone(), min_bytes, preamble, near)?;
+    let cut = cuts.halves?;
+    let preamble = preamble_end.filter(|&end| end < cut).map(|end| {
+        let lower = |tree: ast::Module<'_>| LoweredPreamble::without_errors(&tree);
+        (end, lower)
+    });
+    let new_lowering = || ModuleLowering::for_module(piece, range.clone());
+    let ((tree, first), (_, second), preamble) =
+        crate::syntax::in_two_halves(piece, range.clone(), cut, new_lowering, preamble)?;
+    lowering.absorb(first);
+    lowering.absorb(second);
+    Some((tree, preamble))
+}
+
 /// The module of the text the pieces make up, in order; `None` when lowering it piece by
 /// piece cannot tell it is the module one pass over the whole text gives (see the module's
 /// doc), or when `pieces` gives an error, which is returned as well.
@@ -58,7 +87,9 @@ pub(crate) fn lower_in_pieces<E>(
         };
         let async_chains = carried.async_chains();
         let mut lowering = ModuleLowering::resume(&piece, std::mem::take(&mut carried), taken);
-        let parsed = match parse_piece_on_two_threads(&piece, &mut lowering) {
+        let on_two_threads = parse_piece_in_halves(&piece, &mut lowering)
+            .or_else(|| parse_piece_on_two_threads(&piece, &mut lowering));
+        let parsed = match on_two_threads {
             Some(parsed) => Some(parsed),
             None => {
                 // Read on one thread, as a whole text that cannot be cut is.

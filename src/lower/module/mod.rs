@@ -383,7 +383,8 @@ impl<'s> ModuleLowering<'s> {
     /// their ids follow this one's, and a name or an `ENTRY` given in both halves is an
     /// error here as it would have been in one pass.
     pub fn absorb(&mut self, later: ModuleLowering<'s>) {
-        let offset = self.closed.computations.len() as u32;
+        // After the computations taken away too, when lowering a module piece by piece.
+        let offset = self.closed.taken + self.closed.computations.len() as u32;
         let shift = |id: ComputationId| ComputationId(id.0 + offset);
         let shift_callee = |callee: Callee<'s>| match callee {
             Callee::InPlace(id) => Callee::InPlace(shift(id)),
