@@ -618,3 +618,69 @@ fn shrinking_to_fit_keeps_ids_operands_and_order() {
     assert_eq!(computation.operands(d1), &[p, p]);
     printed_and_reread(&module);
 }
+
+#[test]
+fn replacing_in_place_keeps_the_id_users_and_room() {
+    let mut module = parse(
+        "ENTRY e {\n  p = f32[8,128]{1,0} parameter(0)\n  c = f32[8,128]{1,0} copy(p), metadata={op_name=\"c\"}\n  n = f32[8,128]{1,0} negate(c)\n  ROOT t = (f32[8,128]{1,0}, f32[8,128]{1,0}) tuple(c, n)\n}\n",
+    );
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    let (p, c, n) = (
+        computation.find("p").unwrap(),
+        computation.find("c").unwrap(),
+        computation.find("n").unwrap(),
+    );
+    computation.shrink_to_fit();
+    let room = computation.graph().capacity();
+    let order = computation.order().to_vec();
+    let shape = computation.instruction(c).shape.clone();
+    let old = computation
+        .replace_in_place(c, Instruction::new("p", Opcode::Bitcast, shape), &[p])
+        .unwrap();
+    assert_eq!(old.name(), "c");
+    assert_eq!(old.attribute("metadata"), Some("{op_name=\"c\"}"));
+    // The same id, named anew in the module (`p` is taken), in the same place, with the
+    // same users; nothing was added, so the graph kept its room.
+    assert_eq!(computation.instruction(c).name(), "p.1");
+    assert_eq!(computation.find("p.1"), Some(c));
+    assert!(computation.find("c").is_none());
+    assert_eq!(computation.order(), &order[..]);
+    assert_eq!(computation.operands(c), &[p]);
+    assert_eq!(computation.operands(n), &[c]);
+    assert_eq!(computation.graph().capacity(), room);
+    let text = printed_and_reread(&module);
+    assert!(
+        text.contains("  p.1 = f32[8,128]{1,0} bitcast(p)\n"),
+        "{text}"
+    );
+    assert!(text.contains("tuple(p.1, n)"), "{text}");
+
+    // An instruction cannot take the place of one it uses, nor use a removed one; either
+    // way nothing changes.
+    let computation = module.computation_mut(entry);
+    let shape = computation.instruction(n).shape.clone();
+    let itself = computation.replace_in_place(
+        n,
+        Instruction::new("m", Opcode::Negate, shape.clone()),
+        &[n],
+    );
+    assert!(
+        matches!(itself, Err(EditError::UsesItself { ref name, .. }) if name == "n"),
+        "{itself:?}"
+    );
+    let before = printed_and_reread(&module);
+    let computation = module.computation_mut(entry);
+    let removed = computation
+        .insert_before(
+            n,
+            Instruction::new("x", Opcode::Negate, shape.clone()),
+            &[p],
+        )
+        .unwrap();
+    computation.remove(removed).unwrap();
+    let gone =
+        computation.replace_in_place(n, Instruction::new("m", Opcode::Negate, shape), &[removed]);
+    assert!(matches!(gone, Err(EditError::Removed { .. })), "{gone:?}");
+    assert_eq!(printed_and_reread(&module), before);
+}

@@ -207,11 +207,10 @@ impl Rewriter<'_> {
                 self.computation.replace_operand(id, 0, source)?;
             }
             Action::Bitcast(source) => {
-                // New in the whole module, as XLA keeps names: `computations_mut` links
-                // every computation to the module's names.
-                let name = self.computation.unique_name("bitcast");
                 let old = self.computation.instruction(id);
-                let mut bitcast = Instruction::new(name, Opcode::Bitcast, old.shape.clone());
+                // Its name is made new in the whole module, as XLA keeps names:
+                // `computations_mut` links every computation to the module's names.
+                let mut bitcast = Instruction::new("bitcast", Opcode::Bitcast, old.shape.clone());
                 bitcast.style = self.style;
                 // As XLA's `SetupDerivedInstruction`, the replacement keeps these.
                 for name in ["metadata", "sharding", "frontend_attributes"] {
@@ -219,10 +218,10 @@ impl Rewriter<'_> {
                         bitcast.set_attribute(name, value);
                     }
                 }
-                let new = self.computation.add_before(id, bitcast, &[source]);
-                self.grow_control_table(new);
-                self.replace_all_uses(id, new)?;
-                self.remove(id)?;
+                // In the old one's place rather than added beside it, which would grow the
+                // graph (sized to its instructions when lowered) to twice its size; `id`
+                // takes part in no control dependency (`run` leaves those alone).
+                self.computation.replace_in_place(id, bitcast, &[source])?;
             }
         }
         // A bitcast the fold bypassed may now be dead; it has no effects, so it goes.
@@ -273,15 +272,6 @@ impl Rewriter<'_> {
             }
         }
         Ok(())
-    }
-
-    /// New instructions take part in no control dependency.
-    fn grow_control_table(&mut self, new: InstrId) {
-        if self.control.len() <= new.index() {
-            self.control.resize(new.index() + 1, false);
-        } else {
-            self.control[new.index()] = false;
-        }
     }
 }
 

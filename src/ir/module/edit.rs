@@ -28,6 +28,23 @@ impl Computation {
         }
     }
 
+    /// The style of an instruction placed at `place` with `operands`: `style` when a builder
+    /// or a hand set it, else as its neighbours print: with or without `%` as its first
+    /// operand (or, with none, `place`), with operand shapes or not as `place`.
+    fn neighbours_style(&self, place: Node, style: PrintStyle, operands: &[InstrId]) -> PrintStyle {
+        if style != PrintStyle::default() {
+            return style;
+        }
+        // A default `%` among plain lines would print a module in two styles.
+        let neighbour = operands.first().map_or(place, |o| o.node());
+        let percent = self.graph[neighbour].style;
+        PrintStyle {
+            percent: percent.percent,
+            operand_percent: percent.operand_percent,
+            operand_shapes: self.graph[place].style.operand_shapes,
+        }
+    }
+
     /// Checks that every id of `ids` names an instruction of this computation.
     fn check_all(&self, ids: &[InstrId]) -> Result<(), EditError> {
         ids.iter().try_for_each(|&id| self.checked(id).map(drop))
@@ -115,21 +132,56 @@ impl Computation {
     ) -> InstrId {
         let before = self.node(before);
         instruction.name = self.unique_name(&instruction.name).into();
-        if instruction.style == PrintStyle::default() {
-            // A default `%` among plain lines would print a module in two styles.
-            let neighbour = operands.first().map_or(before, |o| o.node());
-            let percent = self.graph[neighbour].style;
-            instruction.style = PrintStyle {
-                percent: percent.percent,
-                operand_percent: percent.operand_percent,
-                operand_shapes: self.graph[before].style.operand_shapes,
-            };
-        }
+        instruction.style = self.neighbours_style(before, instruction.style, operands);
         let node = self.graph.add_node(instruction);
         self.index_name(node, true);
         self.add_operands(node, operands);
         self.order.insert_before(before, node);
         self.id(node)
+    }
+
+    /// Puts `instruction` in `id`'s place, using `operands`, and gives back the instruction
+    /// that was there. It keeps `id`, its place in the print order and its users (the root
+    /// stays the root); its name is made unique in the module and its style follows its
+    /// neighbours', as [`Computation::insert_before`] does. Nothing is added to the graph:
+    /// a pass that turns one instruction into another (a copy into a bitcast) does so
+    /// without growing a computation that lowering sized to its instructions, which adding
+    /// the new one before removing the old would double.
+    ///
+    /// Control dependencies are not carried over, and, as with [`Computation::remove`], an
+    /// instruction whose `control-predecessors` name `id` is not looked for: replace in place
+    /// an instruction that takes part in none, or use [`Computation::replace_with_new`],
+    /// which moves them. An operand that is `id` itself, another computation's or removed is
+    /// an error, and nothing changes.
+    pub fn replace_in_place(
+        &mut self,
+        id: InstrId,
+        mut instruction: Instruction,
+        operands: &[InstrId],
+    ) -> Result<Instruction, EditError> {
+        let node = self.checked(id)?;
+        self.check_all(operands)?;
+        if operands.contains(&id) {
+            return Err(EditError::UsesItself {
+                name: self.graph[node].name.to_string(),
+                computation: self.name.clone(),
+            });
+        }
+        instruction.name = self.unique_name(&instruction.name).into();
+        instruction.style = self.neighbours_style(node, instruction.style, operands);
+        let operand_edges: Vec<EdgeIndex<u32>> = self
+            .graph
+            .edges_directed(node, Direction::Incoming)
+            .map(|e| e.id())
+            .collect();
+        for edge in operand_edges {
+            self.graph.remove_edge(edge);
+        }
+        self.unindex_name(node);
+        let old = std::mem::replace(&mut self.graph[node], instruction);
+        self.index_name(node, true);
+        self.add_operands(node, operands);
+        Ok(old)
     }
 
     /// Adds `operand` at `slot` of `user`, for builders that wire operands after creating

@@ -51,6 +51,14 @@ pub enum EditError {
         /// The name of the computation asked.
         computation: String,
     },
+    /// Replacing an instruction in place with one that uses it.
+    #[error("`{name}` in computation `{computation}` cannot be replaced in place by an instruction that uses it")]
+    UsesItself {
+        /// The instruction's name.
+        name: String,
+        /// The computation's name.
+        computation: String,
+    },
     /// A rename to a name the computation, or another computation of its module, already has.
     #[error("cannot rename `{name}` in computation `{computation}` to `{taken}`: the module already has an instruction of that name")]
     NameTaken {
