@@ -684,3 +684,43 @@ fn replacing_in_place_keeps_the_id_users_and_room() {
     assert!(matches!(gone, Err(EditError::Removed { .. })), "{gone:?}");
     assert_eq!(printed_and_reread(&module), before);
 }
+
+#[test]
+fn an_edit_grows_an_exactly_sized_computation_by_an_eighth() {
+    let mut text = String::from("ENTRY e {\n  p = f32[4]{0} parameter(0)\n");
+    for i in 0..63 {
+        text.push_str(&format!("  n{i} = f32[4]{{0}} negate(p)\n"));
+    }
+    text.push_str("  ROOT r = f32[4]{0} negate(n62)\n}\n");
+    let mut module = parse(&text);
+    let entry = module.entry;
+    let computation = module.computation_mut(entry);
+    computation.shrink_to_fit();
+    assert_eq!(computation.graph().capacity(), (65, 64));
+    let (p, r) = (
+        computation.find("p").unwrap(),
+        computation.find("r").unwrap(),
+    );
+    let shape = computation.instruction(p).shape.clone();
+    let add = |computation: &mut hlo_layout::ir::module::Computation| {
+        let shape = shape.clone();
+        computation
+            .insert_before(r, Instruction::new("c", Opcode::Copy, shape), &[p])
+            .unwrap()
+    };
+    // Room for an eighth more (8 of 65 nodes, 8 of 64 edges), not for as many again.
+    let first = add(computation);
+    assert_eq!(computation.graph().capacity(), (73, 72));
+    for _ in 0..7 {
+        add(computation);
+    }
+    assert_eq!(computation.graph().capacity(), (73, 72));
+    add(computation);
+    assert_eq!(computation.graph().capacity(), (73 + 9, 72 + 9));
+    // A slot a removal left is taken first.
+    computation.remove(first).unwrap();
+    let room = computation.graph().capacity();
+    add(computation);
+    assert_eq!(computation.graph().capacity(), room);
+    printed_and_reread(&module);
+}

@@ -7,7 +7,7 @@
 //! names the API makes up are new in the whole module.
 
 use petgraph::stable_graph::EdgeIndex;
-use petgraph::visit::{EdgeRef, NodeIndexable};
+use petgraph::visit::{EdgeIndexable, EdgeRef, NodeIndexable};
 use petgraph::Direction;
 
 use super::attribute::set_attribute;
@@ -42,6 +42,32 @@ impl Computation {
             percent: percent.percent,
             operand_percent: percent.operand_percent,
             operand_shapes: self.graph[place].style.operand_shapes,
+        }
+    }
+
+    /// Grows the graph and the print order by an eighth, not twofold, when an edit is about
+    /// to add an instruction with `operands` operands and they are full. Lowering sizes each
+    /// computation to its instructions, so a pass that adds a few (a copy here and there)
+    /// would otherwise double every computation it touches; growing by an eighth still
+    /// grows geometrically, so adding stays amortized O(1). A slot a removal left is
+    /// taken first and needs no room.
+    fn room_for_one_more(&mut self, operands: usize) {
+        let more = |room: usize| (room / 8).max(4);
+        let (node_room, edge_room) = self.graph.capacity();
+        let node_bound = self.graph.node_bound();
+        if self.graph.node_count() == node_bound && node_bound == node_room {
+            self.graph.reserve_exact_nodes(more(node_room));
+            let links = &mut self.order.links;
+            if links.len() >= links.capacity() {
+                links.reserve_exact(more(links.capacity()));
+            }
+        }
+        let edge_bound = EdgeIndexable::edge_bound(&self.graph);
+        let vacant_edges = edge_bound.saturating_sub(self.graph.edge_count());
+        let wanted = edge_bound.saturating_add(operands.saturating_sub(vacant_edges));
+        if wanted > edge_room {
+            let additional = more(edge_room).max(wanted - edge_bound);
+            self.graph.reserve_exact_edges(additional);
         }
     }
 
@@ -133,6 +159,7 @@ impl Computation {
         let before = self.node(before);
         instruction.name = self.unique_name(&instruction.name).into();
         instruction.style = self.neighbours_style(before, instruction.style, operands);
+        self.room_for_one_more(operands.len());
         let node = self.graph.add_node(instruction);
         self.index_name(node, true);
         self.add_operands(node, operands);
