@@ -375,9 +375,7 @@ impl Computation {
         operands: &[InstrId],
     ) -> Result<InstrId, EditError> {
         let old_node = self.checked(old)?;
-        for &operand in operands {
-            self.checked(operand)?;
-        }
+        self.check_all(operands)?;
         instruction.style = self.graph[old_node].style;
         let new = self.add_before(old, instruction, operands);
         self.replace_instruction(old, new)?;
