@@ -210,10 +210,24 @@ pub fn parse_module_range_tail_ahead(
     range: std::ops::Range<usize>,
     offset: usize,
 ) -> Option<Result<ir::Module, Vec<Error>>> {
+    let run_bytes = lower::read_ahead::RUN_BYTES;
+    parse_module_range_tail_ahead_in_runs(text, range, offset, run_bytes)
+}
+
+/// [`parse_module_range_tail_ahead`] with the body that holds the cut read in runs of
+/// about `run_bytes` for both threads together (`lower::read_ahead`), which a test can make
+/// short enough that a small module has many.
+#[doc(hidden)]
+pub fn parse_module_range_tail_ahead_in_runs(
+    text: &str,
+    range: std::ops::Range<usize>,
+    offset: usize,
+    run_bytes: usize,
+) -> Option<Result<ir::Module, Vec<Error>>> {
     let cut = syntax::instruction_line_cut(text, range.clone(), offset)?;
     let mut lowering = lower::ModuleLowering::for_module(text, range.clone());
     let (tree, preamble) =
-        lower::read_ahead::parse_with_tail_ahead(text, range, cut, &mut lowering)?;
+        lower::read_ahead::parse_with_tail_ahead(text, range, cut, run_bytes, &mut lowering)?;
     let preamble = preamble.unwrap_or_else(|| lower::module::LoweredPreamble::new(&tree));
     Some(
         lowering

@@ -56,6 +56,18 @@ fn every_cut_agrees(path: &Path) -> (usize, usize) {
                 path.display()
             );
         }
+        // Runs short enough that the body holding the cut is read in many.
+        if let Some(parts) =
+            hlo_layout::parse_module_range_tail_ahead_in_runs(&text, whole.clone(), cut, 300)
+        {
+            read_ahead += 1;
+            assert_eq!(
+                ir_outcome(parts),
+                one_pass_ir,
+                "{} cut at the first instruction line from byte {cut}, read in runs",
+                path.display()
+            );
+        }
         if let Some(halves) = hlo_layout::parse_module_range_at(&text, whole.clone(), cut) {
             taken += 1;
             assert_eq!(
@@ -229,8 +241,31 @@ fn a_long_tail_of_short_lines_agrees_and_a_bad_head_stops_it() {
     let parts = hlo_layout::parse_module_range_tail_ahead(&text, whole.clone(), tail)
         .expect("both parts parse");
     assert_eq!(ir_outcome(parts), one_pass);
+    // The same body, every line indented as XLA prints it, read in runs of about 4 KB:
+    // about 50 of them on each thread.
+    let text = text.replace("\n%", "\n  %");
+    let one_pass = ir_outcome(hlo_layout::parse_module(&text));
+    assert!(!one_pass.starts_with('['), "{}", &one_pass[..200]);
+    let cut = text.len() / 3;
+    let runs = hlo_layout::parse_module_range_tail_ahead_in_runs(&text, 0..text.len(), cut, 4096)
+        .expect("every run parses");
+    assert_eq!(ir_outcome(runs), one_pass);
+    // A line that does not parse, in runs of both threads: every 677 bytes from 40%.
+    for step in 0..40 {
+        let at = text.len() * 2 / 5 + step * 677;
+        let at = at + text[at..].find('\n').unwrap() + 1;
+        let mut bad = text.clone();
+        bad.insert(at + 4, '(');
+        assert!(hlo_layout::parse_module(&bad).is_err());
+        assert!(
+            hlo_layout::parse_module_range_tail_ahead_in_runs(&bad, 0..bad.len(), cut, 4096)
+                .is_none(),
+            "a bad line at {at}"
+        );
+    }
 
     let bad_head = text.replacen("parameter(0)", "parameter(0", 1);
+    let tail = text.find("  %first").unwrap();
     assert!(hlo_layout::parse_module(&bad_head).is_err());
     assert!(
         hlo_layout::parse_module_range_tail_ahead(&bad_head, 0..bad_head.len(), tail).is_none()

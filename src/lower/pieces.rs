@@ -31,7 +31,8 @@ fn parse_piece_on_two_threads<'s>(
     let no_halves = |_| None;
     let cuts = crate::parallel::parse_cuts(piece, range.clone(), min_bytes, preamble, no_halves)?;
     let cut = crate::syntax::instruction_line_cut(piece, range.clone(), cuts.tail_ahead)?;
-    crate::lower::read_ahead::parse_with_tail_ahead(piece, range, cut, lowering)
+    let run_bytes = crate::lower::read_ahead::RUN_BYTES;
+    crate::lower::read_ahead::parse_with_tail_ahead(piece, range, cut, run_bytes, lowering)
 }
 
 /// Parses `piece` into `lowering` on two threads in two halves, cut between computations

@@ -5,6 +5,12 @@
 //! computation ([`Prelowering`]), which leaves this thread only to place it in the graph,
 //! about half the work of lowering it. The second thread sends what it reads in batches.
 //!
+//! A long body is not read in two parts but in runs that alternate between the threads
+//! (this thread's share of each as large as its share before the cut), so that what the
+//! second thread has read and this one not yet placed is never much more than a run: read
+//! in two parts, it was most of the body (16 MB of 36 for the entry computation of a 35-MB
+//! module), held at once beside the module.
+//!
 //! A line that cannot be taken so (an error, an operand that is not a name, a computation
 //! written in place) goes over as it was read and is lowered where it is placed, so the
 //! module and its errors are what one pass gives, in the same order.
@@ -24,6 +30,8 @@ enum Event<'s> {
     Line(ast::Instruction<'s>),
     Lowered(Prelowered<'s>),
     End(Vec<ast::Attribute<'s>>, usize),
+    /// The end of one of its runs of a long body ([`runs`]).
+    RunEnd,
 }
 
 /// Events go over in batches of this many: handing each over alone costs more than lowering
@@ -103,15 +111,20 @@ impl<'s> Sink<'s> for ReadAhead<'s, '_> {
 }
 
 /// Parses `source[range]` cut at `cut`, the start of an instruction line inside a
-/// computation body, into `lowering`: the text before the cut on this thread, the text
-/// after it on a second one, ahead (see the module's documentation). `lowering` hears what
-/// it would have heard from one parse.
+/// computation body, into `lowering`: about as much text as comes before the cut on this
+/// thread, the rest on a second one, ahead (see the module's documentation). `lowering`
+/// hears what it would have heard from one parse.
+///
+/// The body holding the cut is read in alternating runs ([`runs`]): this thread reads a
+/// run while the second reads the next ahead, and places it before reading its own next
+/// run. So the second thread is never more than about a run ahead, and what it has read
+/// and this thread not yet placed stays small however long the body.
 ///
 /// The second thread, which has less to do, also reads and lowers the header and tables
 /// (see [`crate::syntax::preamble_end`]) when the module has them; the lowered preamble is
 /// returned with the tree.
 ///
-/// `None` when either part does not parse on its own without an error: only reading the
+/// `None` when any part does not parse on its own without an error: only reading the
 /// whole in one go can then tell what the text is, and `lowering`, which may have heard part
 /// of it, must be dropped. Each part is read by the happy-path parser alone, as any syntax
 /// error sends the caller the long way; so does an error lowering the preamble.
@@ -119,6 +132,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     source: &'s str,
     range: std::ops::Range<usize>,
     cut: usize,
+    run_bytes: usize,
     lowering: &mut ModuleLowering<'s>,
 ) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
     if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
@@ -126,11 +140,15 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     }
     let preamble_end = crate::syntax::preamble_end(source, range.clone())
         .filter(|&end| range.start < end && end < cut && source.is_char_boundary(end));
+    let head_start = preamble_end.unwrap_or(range.start);
+    let runs = runs(source, head_start..range.end, cut, run_bytes);
     // The channel has room for all the tail sends: the tail never waits for this thread,
     // and where no second thread is to be had it runs first on this one (`parallel::join`).
     let (sender, receiver) = mpsc::channel::<Batch<'s>>();
     let stopped = AtomicBool::new(false);
     let stopped = &stopped;
+    let (first_run_end, later_runs) = runs.split_first()?;
+    let first_run_end = *first_run_end;
     let read_tail = move || {
         let mut read_ahead = ReadAhead {
             lines: Prelowering::new(source),
@@ -138,8 +156,27 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             stopped,
             batch: Vec::with_capacity(BATCH_EVENTS),
         };
-        let parsed = crate::syntax::parse_suffix_into(source, cut, range.end, &mut read_ahead);
+        let mut run_start = first_run_end;
+        let mut parsed = true;
+        for pair in later_runs.chunks_exact(2) {
+            let (tail_run_end, head_run_end) = (pair[0], pair[1]);
+            parsed = crate::syntax::parse_body_lines_into(
+                source,
+                run_start,
+                tail_run_end,
+                &mut read_ahead,
+            );
+            if !parsed {
+                break;
+            }
+            read_ahead.push(Event::RunEnd);
+            read_ahead.flush();
+            run_start = head_run_end;
+        }
+        parsed = parsed
+            && crate::syntax::parse_suffix_into(source, run_start, range.end, &mut read_ahead);
         read_ahead.flush();
+        // This thread's runs end here, sent or not: the other stops waiting for them.
         drop(read_ahead);
         let preamble = match preamble_end {
             Some(end) => {
@@ -152,25 +189,33 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         (parsed, preamble)
     };
     let read_head_and_place = move || {
-        let head_start = preamble_end.unwrap_or(range.start);
-        let head = crate::syntax::parse_prefix_into(source, head_start, cut, lowering);
-        if head.is_some() {
-            for (batch, operands) in &receiver {
-                let mut operands = operands.into_iter();
-                for event in batch {
-                    match event {
-                        Event::Begin(head) => lowering.begin_computation(head),
-                        Event::Line(instruction) => lowering.instruction(instruction),
-                        Event::Lowered(line) => lowering.prelowered(line, &mut operands),
-                        Event::End(attributes, end) => lowering.end_computation(attributes, end),
-                    }
-                }
+        let head = crate::syntax::parse_prefix_into(source, head_start, first_run_end, lowering);
+        let mut batches = receiver.iter();
+        let mut read = head.is_some();
+        for pair in later_runs.chunks_exact(2) {
+            let (tail_run_end, head_run_end) = (pair[0], pair[1]);
+            read = read
+                && place_run(&mut batches, lowering)
+                && crate::syntax::parse_body_lines_into(
+                    source,
+                    tail_run_end,
+                    head_run_end,
+                    lowering,
+                );
+            if !read {
+                break;
+            }
+        }
+        if read {
+            // The tail's last run: the rest of the text.
+            for (batch, operands) in batches {
+                place_batch(batch, operands, lowering);
             }
         } else {
             // The tail's events are of no use: it stops sending them.
             stopped.store(true, Ordering::Relaxed);
         }
-        head
+        head.filter(|_| read)
     };
     let (head, (tail_parsed, preamble)) = crate::parallel::join(read_head_and_place, read_tail);
     let head = head.filter(|_| tail_parsed)?;
@@ -181,5 +226,177 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             Some((head, Some(lowered?))).filter(|_| computations_only)
         }
         None => Some((head, None)),
+    }
+}
+
+/// Places a batch of the second thread's events in `lowering`, in order.
+fn place_batch<'s>(
+    batch: Vec<Event<'s>>,
+    operands: Vec<PreparedOperand<'s>>,
+    lowering: &mut ModuleLowering<'s>,
+) {
+    let mut operands = operands.into_iter();
+    for event in batch {
+        match event {
+            Event::Begin(head) => lowering.begin_computation(head),
+            Event::Line(instruction) => lowering.instruction(instruction),
+            Event::Lowered(line) => lowering.prelowered(line, &mut operands),
+            Event::End(attributes, end) => lowering.end_computation(attributes, end),
+            Event::RunEnd => {}
+        }
+    }
+}
+
+/// Places the second thread's events up to the end of its current run; false when it
+/// stopped before that run ended (it failed to read it).
+fn place_run<'s>(
+    batches: &mut impl Iterator<Item = Batch<'s>>,
+    lowering: &mut ModuleLowering<'s>,
+) -> bool {
+    for (batch, operands) in batches {
+        let run_ended = matches!(batch.last(), Some(Event::RunEnd));
+        place_batch(batch, operands, lowering);
+        if run_ended {
+            return true;
+        }
+    }
+    false
+}
+
+/// The text both threads read in a cycle of runs of a long body is about this long: short
+/// enough that what the second thread reads ahead stays small, long enough that a run takes
+/// far longer than handing one over.
+pub(crate) const RUN_BYTES: usize = 256 << 10;
+
+/// Where the runs of `source[range]` end, when this thread would read up to `cut` and the
+/// second thread the rest: the first run (this thread's, from the start) ends at the first
+/// offset; then the runs alternate, the second thread's first, each ending at the next
+/// offset, and the second thread's last run is the rest of the text. There is always an
+/// odd number of offsets: `[cut]` alone reads the two parts whole, as when the body holding
+/// `cut` cannot be cut again.
+///
+/// The runs of the body that holds `cut` are about `run_bytes` long for this thread and
+/// the second together, shared between them as the text before and after `cut` is, so each
+/// thread reads as much as with the one cut. Every offset is an [`instruction_line_cut`] of
+/// that body; any part that is not one fails to parse, and the caller reads the text whole.
+///
+/// [`instruction_line_cut`]: crate::syntax::instruction_line_cut
+fn runs(source: &str, range: std::ops::Range<usize>, cut: usize, run_bytes: usize) -> Vec<usize> {
+    let one_cut = vec![cut];
+    let Some(bytes) = source.as_bytes().get(range.clone()) else {
+        return one_cut;
+    };
+    let (Some(relative_cut), true) = (cut.checked_sub(range.start), run_bytes > 0) else {
+        return one_cut;
+    };
+    // The body holding the cut: from after the computation that closes before it to the
+    // line that closes it.
+    let Some(body_end) = bytes
+        .get(relative_cut..)
+        .and_then(|rest| closing_lines(rest).next())
+    else {
+        return one_cut;
+    };
+    let body_end = relative_cut + body_end;
+    let before = bytes.get(..relative_cut).unwrap_or_default();
+    let after_previous = closing_lines(before).last().unwrap_or(0);
+    let line_cut =
+        |offset: usize| crate::syntax::instruction_line_cut(source, range.clone(), offset);
+    let Some(body_start) = line_cut(after_previous).filter(|&start| start < cut) else {
+        return one_cut;
+    };
+    let body_start = body_start - range.start;
+    let body = body_end - body_start;
+    let head_share = relative_cut - body_start;
+    let cycles = body / run_bytes;
+    if cycles < 2 {
+        return one_cut;
+    }
+    let mut offsets = Vec::with_capacity(2 * cycles + 1);
+    for cycle in 0..cycles {
+        let cycle_start = body_start + body * cycle / cycles;
+        let head_end = cycle_start + head_share / cycles;
+        let tail_end = body_start + body * (cycle + 1) / cycles;
+        offsets.push(head_end);
+        if cycle + 1 < cycles {
+            offsets.push(tail_end);
+        }
+    }
+    // Each at the next instruction line, in order and inside the body, or one cut only.
+    let mut snapped = Vec::with_capacity(offsets.len());
+    for offset in offsets {
+        let Some(at) = line_cut(offset) else {
+            return one_cut;
+        };
+        let in_order = snapped.last().is_none_or(|&last| last < at);
+        if !(in_order && at - range.start < body_end) {
+            return one_cut;
+        }
+        snapped.push(at);
+    }
+    snapped
+}
+
+/// Where the lines of `text` that start with `}` start, which close a computation as XLA
+/// prints it.
+fn closing_lines(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(text, b"\n}").map(|at| at + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module of a short computation and an entry of `lines` parameter lines.
+    fn long_body(lines: usize) -> String {
+        let mut text = String::from("HloModule m\n\n%add {\n  ROOT %a = f32[] constant(0)\n}\n\n");
+        text.push_str("ENTRY %e {\n");
+        for i in 0..lines {
+            text.push_str(&format!("  %p{i} = f32[8,128]{{1,0}} parameter({i})\n"));
+        }
+        text.push_str("  ROOT %r = () tuple()\n}\n");
+        text
+    }
+
+    #[test]
+    fn a_long_body_is_cut_into_alternating_runs_at_instruction_lines() {
+        let text = long_body(1_000);
+        let cut =
+            crate::syntax::instruction_line_cut(&text, 0..text.len(), text.len() / 3).unwrap();
+        let offsets = runs(&text, 0..text.len(), cut, 4096);
+        // 39 KB of body: nine cycles, a run of each thread in each, the last run (the rest of
+        // the text) the second thread's.
+        assert_eq!(offsets.len(), 17, "{offsets:?}");
+        assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]));
+        let body_start = text.find("  %p1 ").unwrap();
+        let body_end = text.rfind("\n}").unwrap();
+        for &offset in &offsets {
+            assert!(body_start <= offset && offset < body_end);
+            assert!(
+                text[offset..].starts_with("  %p"),
+                "{:?}",
+                &text[offset..offset + 8]
+            );
+        }
+        // This thread reads about as much as up to the cut: the first run and every second.
+        let own: usize = std::iter::once(offsets[0] - body_start)
+            .chain(offsets[1..].chunks_exact(2).map(|pair| pair[1] - pair[0]))
+            .sum();
+        let share = own as f64 / (cut - body_start) as f64;
+        assert!(
+            (0.9..1.1).contains(&share),
+            "{own} bytes against {}",
+            cut - body_start
+        );
+    }
+
+    #[test]
+    fn a_short_body_or_a_cut_outside_one_keeps_the_one_cut() {
+        let text = long_body(50);
+        let cut =
+            crate::syntax::instruction_line_cut(&text, 0..text.len(), text.len() / 2).unwrap();
+        assert_eq!(runs(&text, 0..text.len(), cut, 4096), vec![cut]);
+        assert_eq!(runs(&text, 0..text.len(), cut, 0), vec![cut]);
+        assert!(runs(&text, 0..text.len(), cut, 256).len() > 3);
     }
 }

@@ -262,6 +262,24 @@ pub(crate) fn parse_suffix_into<'s>(
         .is_ok()
 }
 
+/// Reads `source[start..end]`, instruction lines inside one computation body between two
+/// cuts ([`instruction_line_cut`]), into `sink` with the happy-path parser; false at the
+/// first error, a `}` among them included.
+pub(crate) fn parse_body_lines_into<'s>(
+    source: &'s str,
+    start: usize,
+    end: usize,
+    sink: &mut dyn ast::Sink<'s>,
+) -> bool {
+    happy_path::BodyLinesParser::new()
+        .parse(
+            &mut Vec::new(),
+            sink,
+            lexer::Lexer::with_range_in_body(source, start, end),
+        )
+        .is_ok()
+}
+
 /// Where `source[range]` may be cut inside a computation body, for
 /// `parse_prefix_into` and `parse_suffix_into`: the start of the first line at or after `offset`
 /// bytes into the range that is indented by two spaces and begins with a name or `ROOT`, as
