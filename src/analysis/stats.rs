@@ -2,9 +2,9 @@
 //! against padded bytes under the layouts present, and the arrays that pad the most, each
 //! with a reason and a line of advice (measured as layout assignment's report measures).
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
+use compact_str::CompactString;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::assign::report::{defines_buffer, Padding};
 use crate::ir::module::{Computation, Module};
@@ -28,7 +28,8 @@ pub struct ModuleStats {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComputationStats {
     /// The computation's name.
-    pub name: String,
+    #[serde(serialize_with = "serialize_str")]
+    pub name: CompactString,
     /// Whether this is the module's entry computation.
     pub entry: bool,
     /// What the computation holds, flattened into this object in JSON.
@@ -42,9 +43,9 @@ pub struct Counts {
     /// Every instruction, whatever it defines.
     pub instructions: usize,
     /// Opcode name → how many instructions have it.
-    pub opcodes: BTreeMap<String, usize>,
+    pub opcodes: NameCounts<usize>,
     /// Element type → arrays of it among the buffers (tuple leaves included).
-    pub element_types: BTreeMap<String, TypeCount>,
+    pub element_types: NameCounts<TypeCount>,
     /// Bytes of the buffers' data without padding.
     pub logical_bytes: i64,
     /// Bytes the buffers take under their layouts, padding included.
@@ -56,6 +57,79 @@ pub struct Counts {
 }
 
 /// The arrays of one element type and their bytes.
+/// Names, each with what is counted of it, in the order of the names: a map in JSON, a short
+/// vector in memory. A module can have tens of thousands of computations of a handful of
+/// opcodes each, and a map's smallest node holds eleven.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NameCounts<T>(Vec<(CompactString, T)>);
+
+impl<T> Default for NameCounts<T> {
+    fn default() -> Self {
+        NameCounts(Vec::new())
+    }
+}
+
+impl<T> NameCounts<T> {
+    /// The names and their counts, in the order of the names.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.0.iter().map(|(name, count)| (name.as_str(), count))
+    }
+
+    /// The count of `name`, if it was counted.
+    pub fn get(&self, name: &str) -> Option<&T> {
+        let index = self
+            .0
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()?;
+        self.0.get(index).map(|(_, count)| count)
+    }
+
+    /// How many names were counted.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no name was counted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The count of `name`, from the default if it is new.
+    fn entry(&mut self, name: &str) -> &mut T
+    where
+        T: Default,
+    {
+        let index = match self.0.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+            Ok(index) => index,
+            Err(index) => {
+                self.0.insert(index, (name.into(), T::default()));
+                index
+            }
+        };
+        &mut self.0[index].1
+    }
+
+    /// The same counts without room to spare, as they are kept once counted.
+    fn shrunk(mut self) -> Self {
+        self.0.shrink_to_fit();
+        self
+    }
+}
+
+fn serialize_str<S: Serializer>(text: &CompactString, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text)
+}
+
+impl<T: Serialize> Serialize for NameCounts<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, count) in &self.0 {
+            map.serialize_entry(name.as_str(), count)?;
+        }
+        map.end()
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TypeCount {
     /// Buffers of this element type, tuple leaves included.
@@ -76,7 +150,7 @@ pub fn module_stats(module: &Module) -> ModuleStats {
         own.add(computation);
         total.add(computation);
         computations.push(ComputationStats {
-            name: computation.name.clone(),
+            name: computation.name.as_str().into(),
             entry: computation.is_entry,
             counts: own.finish(),
         });
@@ -90,8 +164,8 @@ pub fn module_stats(module: &Module) -> ModuleStats {
 
 struct Accumulator<'a> {
     instructions: usize,
-    opcodes: BTreeMap<String, usize>,
-    element_types: BTreeMap<String, TypeCount>,
+    opcodes: NameCounts<usize>,
+    element_types: NameCounts<TypeCount>,
     padding: Padding<'a>,
 }
 
@@ -99,8 +173,8 @@ impl Default for Accumulator<'_> {
     fn default() -> Self {
         Accumulator {
             instructions: 0,
-            opcodes: BTreeMap::new(),
-            element_types: BTreeMap::new(),
+            opcodes: NameCounts::default(),
+            element_types: NameCounts::default(),
             padding: Padding::keeping(OFFENDERS),
         }
     }
@@ -111,18 +185,12 @@ impl<'a> Accumulator<'a> {
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             self.instructions += 1;
-            *self
-                .opcodes
-                .entry(instruction.opcode.name().to_string())
-                .or_default() += 1;
+            *self.opcodes.entry(instruction.opcode.name()) += 1;
             if !defines_buffer(computation, instruction) {
                 continue;
             }
             for array in instruction.shape.leaves() {
-                let count = self
-                    .element_types
-                    .entry(array.element_type.name().to_string())
-                    .or_default();
+                let count = self.element_types.entry(array.element_type.name());
                 count.arrays += 1;
                 if let Ok(memory) = PhysicalLayout::new(array) {
                     count.logical_bytes =
@@ -139,8 +207,8 @@ impl<'a> Accumulator<'a> {
         let waste = padding.padded_bytes - padding.unpadded_bytes;
         Counts {
             instructions: self.instructions,
-            opcodes: self.opcodes,
-            element_types: self.element_types,
+            opcodes: self.opcodes.shrunk(),
+            element_types: self.element_types.shrunk(),
             logical_bytes: padding.unpadded_bytes,
             padded_bytes: padding.padded_bytes,
             padding_fraction: if padding.padded_bytes > 0 {
@@ -210,11 +278,55 @@ fn write_counts(out: &mut String, counts: &Counts, indent: &str) {
 }
 
 /// `name count` entries, most frequent first, then by name.
-fn sorted_by_count<'a>(entries: impl Iterator<Item = (&'a String, usize)>) -> Vec<String> {
-    let mut entries: Vec<(&String, usize)> = entries.collect();
+fn sorted_by_count<'a>(entries: impl Iterator<Item = (&'a str, usize)>) -> Vec<String> {
+    let mut entries: Vec<(&str, usize)> = entries.collect();
     entries.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     entries
         .into_iter()
         .map(|(name, count)| format!("{name} {count}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Counted in any order, the names keep a map's order and serialize as the map does.
+    #[test]
+    fn name_counts_order_and_serialize_as_a_map_does() {
+        let names = [
+            "convert",
+            "add",
+            "all-reduce",
+            "add",
+            "Z",
+            "tuple",
+            "all-gather",
+            "convert",
+            "a",
+            "add",
+            "get-tuple-element",
+            "",
+        ];
+        let mut counts = NameCounts::default();
+        let mut map = BTreeMap::new();
+        for name in names {
+            *counts.entry(name) += 1;
+            *map.entry(name.to_string()).or_insert(0usize) += 1;
+        }
+        let counts = counts.shrunk();
+        assert!(counts
+            .iter()
+            .map(|(n, &c)| (n.to_string(), c))
+            .eq(map.clone()));
+        assert_eq!(counts.len(), map.len());
+        assert_eq!(counts.get("add"), Some(&3));
+        assert_eq!(counts.get("multiply"), None);
+        assert_eq!(
+            serde_json::to_string(&counts).unwrap(),
+            serde_json::to_string(&map).unwrap()
+        );
+        assert!(NameCounts::<usize>::default().is_empty());
+    }
 }
