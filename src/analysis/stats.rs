@@ -56,7 +56,6 @@ pub struct Counts {
     pub worst_padding: Vec<crate::assign::PaddingOffender>,
 }
 
-/// The arrays of one element type and their bytes.
 /// Names, each with what is counted of it, in the order of the names: a map in JSON, a short
 /// vector in memory. A module can have tens of thousands of computations of a handful of
 /// opcodes each, and a map's smallest node holds eleven.
@@ -130,6 +129,7 @@ impl<T: Serialize> Serialize for NameCounts<T> {
     }
 }
 
+/// The arrays of one element type and their bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TypeCount {
     /// Buffers of this element type, tuple leaves included.
