@@ -784,3 +784,26 @@ mod opcode_attribute_inputs_with_any_layouts {
         }
     }
 }
+
+/// A bitcast that stands for one reshape under its layouts is read as that reshape in its
+/// own place: the computation lowering sized to its instructions does not grow (adding the
+/// reshape before the bitcast and removing the bitcast made every such computation grow).
+#[test]
+fn a_bitcast_read_as_one_reshape_takes_its_place_without_growing_its_computation() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4,256]{1,0} parameter(0)\n  \
+                b = f32[1024]{0} bitcast(p)\n  ROOT n = f32[1024]{0} negate(b)\n}\n";
+    let mut module = hlo_layout::parse_module(text).unwrap();
+    let entry = module.entry;
+    let before = module.computation(entry).graph().capacity();
+    assert_eq!(before, (3, 2));
+    let target = hlo_layout::ir::Target::default_tpu();
+    hlo_layout::assign::assign_layouts(&mut module, &target).unwrap();
+    let computation = module.computation(entry);
+    assert_eq!(computation.len(), 3);
+    assert_eq!(computation.graph().capacity(), before);
+    let printed = hlo_layout::print::print_ir_module(&module);
+    assert!(
+        printed.contains(" reshape(p)") || printed.contains(" bitcast(p)"),
+        "{printed}"
+    );
+}

@@ -192,7 +192,10 @@ pub(super) fn decompose_bitcasts(
             };
             let (from_order, to_order) = (physical(&from), physical(&to));
             let style = computation.instruction(id).style;
-            let mut value = operand;
+            // The steps before the last, which goes in the bitcast's place; at most a
+            // transpose and a reshape.
+            let mut steps: Vec<Instruction> = Vec::with_capacity(2);
+            let mut current_dims = from_dims.clone();
             // Into the operand's physical order.
             if from_order.iter().enumerate().any(|(i, &d)| i != d) {
                 let dims: Vec<i64> = from_order
@@ -209,42 +212,45 @@ pub(super) fn decompose_bitcasts(
                     "dimensions",
                     &int_list(from_order.iter().map(|&d| d as i64)),
                 );
-                value = computation.add_before(id, transpose, &[value]);
+                steps.push(transpose);
+                current_dims = dims;
             }
             // To the result's physical dims.
             let to_physical_dims: Vec<i64> = to_order
                 .iter()
                 .filter_map(|&d| to_dims.get(d).copied())
                 .collect();
-            let current_dims = computation
-                .instruction(value)
-                .shape
-                .as_array()
-                .and_then(ArrayShape::extents);
-            if current_dims.as_deref() != Some(&to_physical_dims[..]) {
+            if current_dims != to_physical_dims {
                 let shape = shared(Shape::Array(
                     ArrayShape::new(to.element_type, &to_physical_dims)
                         .with_layout(Layout::descending(to_physical_dims.len())),
                 ));
                 let mut reshape = Instruction::new("reshape", Opcode::Reshape, shape);
                 reshape.style = style;
-                value = computation.add_before(id, reshape, &[value]);
+                steps.push(reshape);
             }
             // Into the result's logical order.
             let permutation: Vec<i64> = (0..to_order.len())
                 .filter_map(|d| to_order.iter().position(|&p| p == d).map(|p| p as i64))
                 .collect();
-            if permutation.iter().enumerate().any(|(i, &p)| i as i64 != p) {
+            let permutes = permutation.iter().enumerate().any(|(i, &p)| i as i64 != p);
+            // Without a last transpose, the last step is the bitcast's replacement: it goes in
+            // its place rather than before it, which would grow a computation that lowering
+            // sized to its instructions.
+            let last = if permutes { None } else { steps.pop() };
+            let mut value = operand;
+            for step in steps {
+                value = computation.add_before(id, step, &[value]);
+            }
+            if permutes {
                 let instruction = computation.instruction_mut(id);
                 change_opcode(instruction, Opcode::Transpose);
                 instruction.set_attribute("dimensions", &int_list(permutation.into_iter()));
                 if value != operand {
                     let _ = computation.replace_operand(id, 0, value);
                 }
-            } else if value != operand {
-                // The steps before already give the result's dims in its logical order.
-                let _ = computation.replace_all_uses(id, value);
-                let _ = computation.remove(id);
+            } else if let Some(last) = last {
+                let _ = computation.replace_in_place(id, last, &[value]);
             } else {
                 change_opcode(computation.instruction_mut(id), Opcode::Reshape);
             }
