@@ -328,6 +328,10 @@ impl Iterator for Pieces<'_> {
     type Item = Result<String, Diag>;
 
     fn next(&mut self) -> Option<Result<String, Diag>> {
+        // What lowering the last piece freed (its text, its second thread's leftovers) goes
+        // back before the next is read: left to the allocator, much of it was still held
+        // when the entry computation, the largest piece, was lowered.
+        super::allocator::return_freed_memory();
         let cut = match self.next_cut() {
             Ok(cut) => cut?,
             Err(diag) => return Some(Err(diag)),
