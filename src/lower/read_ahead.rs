@@ -172,8 +172,13 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             read_ahead.push(Event::RunEnd);
             read_ahead.flush();
             run_start = head_run_end;
+            if stopped.load(Ordering::Relaxed) {
+                // The other thread failed to read its part: nothing more is wanted.
+                break;
+            }
         }
         parsed = parsed
+            && !stopped.load(Ordering::Relaxed)
             && crate::syntax::parse_suffix_into(source, run_start, range.end, &mut read_ahead);
         read_ahead.flush();
         // This thread's runs end here, sent or not: the other stops waiting for them.
