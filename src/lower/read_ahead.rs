@@ -8,8 +8,7 @@
 //! A long body is not read in two parts but in runs that alternate between the threads
 //! (this thread's share of each as large as its share before the cut), so that what the
 //! second thread has read and this one not yet placed is never much more than a run: read
-//! in two parts, it was most of the body (16 MB of 36 for the entry computation of a 35-MB
-//! module), held at once beside the module.
+//! in two parts, it was most of the body's lines, held at once beside the module.
 //!
 //! A line that cannot be taken so (an error, an operand that is not a name, a computation
 //! written in place) goes over as it was read and is lowered where it is placed, so the
