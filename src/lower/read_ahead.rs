@@ -316,11 +316,14 @@ fn runs(source: &str, range: std::ops::Range<usize>, cut: usize, run_bytes: usiz
     if cycles < 2 {
         return one_cut;
     }
+    // Divided before multiplied, so that no product can overflow: the few bytes lost fall
+    // to the second thread's last run, which reads to the end anyway.
+    let (cycle_bytes, head_bytes) = (body / cycles, head_share / cycles);
     let mut offsets = Vec::with_capacity(2 * cycles + 1);
     for cycle in 0..cycles {
-        let cycle_start = body_start + body * cycle / cycles;
-        let head_end = cycle_start + head_share / cycles;
-        let tail_end = body_start + body * (cycle + 1) / cycles;
+        let cycle_start = body_start + cycle_bytes * cycle;
+        let head_end = cycle_start + head_bytes;
+        let tail_end = cycle_start + cycle_bytes;
         offsets.push(head_end);
         if cycle + 1 < cycles {
             offsets.push(tail_end);
