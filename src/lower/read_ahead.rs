@@ -15,7 +15,7 @@
 //! module and its errors are what one pass gives, in the same order.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Condvar, Mutex, PoisonError};
 
 use super::module::computation::PreparedOperand;
 use super::module::prelower::{Prelowered, Prelowering};
@@ -116,8 +116,9 @@ impl<'s> Sink<'s> for ReadAhead<'s, '_> {
 ///
 /// The body holding the cut is read in alternating runs ([`runs`]): this thread reads a
 /// run while the second reads the next ahead, and places it before reading its own next
-/// run. So the second thread is never more than about a run ahead, and what it has read
-/// and this thread not yet placed stays small however long the body.
+/// run. The second thread, which has less to do a run, waits once it is [`RUNS_AHEAD`]
+/// runs ahead of what this thread has placed ([`Pace`]), so what it has read and this
+/// thread not yet placed stays small however long the body.
 ///
 /// The second thread, which has less to do, also reads and lowers the header and tables
 /// (see [`crate::syntax::preamble_end`]) when the module has them; the lowered preamble is
@@ -133,6 +134,18 @@ pub(crate) fn parse_with_tail_ahead<'s>(
     cut: usize,
     run_bytes: usize,
     lowering: &mut ModuleLowering<'s>,
+) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
+    parse_paced(source, range, cut, run_bytes, lowering, &Pace::default())
+}
+
+/// [`parse_with_tail_ahead`], the second thread held back by `pace`.
+fn parse_paced<'s>(
+    source: &'s str,
+    range: std::ops::Range<usize>,
+    cut: usize,
+    run_bytes: usize,
+    lowering: &mut ModuleLowering<'s>,
+    pace: &Pace,
 ) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
     if !(range.start < cut && cut < range.end && source.is_char_boundary(cut)) {
         return None;
@@ -157,8 +170,9 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         };
         let mut run_start = first_run_end;
         let mut parsed = true;
-        for pair in later_runs.chunks_exact(2) {
+        for (run, pair) in later_runs.chunks_exact(2).enumerate() {
             let (tail_run_end, head_run_end) = (pair[0], pair[1]);
+            pace.wait_to_read(run);
             parsed = crate::syntax::parse_body_lines_into(
                 source,
                 run_start,
@@ -176,8 +190,13 @@ pub(crate) fn parse_with_tail_ahead<'s>(
                 break;
             }
         }
+        // Not after a failure: this thread's sender must then go, as the other may be
+        // waiting for the rest of the run that failed.
+        let go_on = || !stopped.load(Ordering::Relaxed);
         parsed = parsed
-            && !stopped.load(Ordering::Relaxed)
+            && go_on()
+            && pace.wait_to_read(later_runs.len() / 2)
+            && go_on()
             && crate::syntax::parse_suffix_into(source, run_start, range.end, &mut read_ahead);
         read_ahead.flush();
         // This thread's runs end here, sent or not: the other stops waiting for them.
@@ -193,6 +212,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
         (parsed, preamble)
     };
     let read_head_and_place = move || {
+        let placing = pace.start_placing();
         let head = crate::syntax::parse_prefix_into(source, head_start, first_run_end, lowering);
         let mut batches = receiver.iter();
         let mut read = head.is_some();
@@ -200,6 +220,7 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             let (tail_run_end, head_run_end) = (pair[0], pair[1]);
             read = read
                 && place_run(&mut batches, lowering)
+                && placing.placed_one()
                 && crate::syntax::parse_body_lines_into(
                     source,
                     tail_run_end,
@@ -219,6 +240,8 @@ pub(crate) fn parse_with_tail_ahead<'s>(
             // The tail's events are of no use: it stops sending them.
             stopped.store(true, Ordering::Relaxed);
         }
+        // The second thread no longer waits on this one, which may have stopped early.
+        drop(placing);
         head.filter(|_| read)
     };
     let (head, (tail_parsed, preamble)) = crate::parallel::join(read_head_and_place, read_tail);
@@ -265,6 +288,80 @@ fn place_run<'s>(
         }
     }
     false
+}
+
+/// How many of its runs the second thread may have read that this thread has not yet
+/// placed: two, so that the next is ready when this thread turns to it.
+const RUNS_AHEAD: usize = 2;
+
+/// Holds the second thread back while it is [`RUNS_AHEAD`] runs ahead of this thread's
+/// placing, which is slower (it lowers its own runs in full and places the other's): left
+/// free, it read most of the body ahead, and all of it was held at once.
+///
+/// Only while this thread places: where `parallel::join` runs the second thread's work
+/// first on this thread, it must never wait.
+#[derive(Default)]
+struct Pace {
+    state: Mutex<PaceState>,
+    moved: Condvar,
+}
+
+#[derive(Default)]
+struct PaceState {
+    placing: bool,
+    /// Runs of the second thread this thread has placed.
+    placed: usize,
+    /// The most runs the second thread had begun and this thread not placed, while it
+    /// placed them.
+    most_ahead: usize,
+}
+
+impl Pace {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PaceState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Called by this thread before it reads; placing ends when the guard drops, even by a
+    /// panic, so that the second thread is never left waiting.
+    fn start_placing(&self) -> Placing<'_> {
+        self.lock().placing = true;
+        Placing(self)
+    }
+
+    /// Called by the second thread before it reads its run `run` (counted from 0); true,
+    /// to go on.
+    fn wait_to_read(&self, run: usize) -> bool {
+        let mut state = self.lock();
+        while state.placing && state.placed + RUNS_AHEAD <= run {
+            state = self
+                .moved
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if state.placing {
+            state.most_ahead = state.most_ahead.max(run + 1 - state.placed);
+        }
+        true
+    }
+}
+
+/// This thread placing: see [`Pace`].
+struct Placing<'p>(&'p Pace);
+
+impl Placing<'_> {
+    /// Counts a run placed; true, to go on.
+    fn placed_one(&self) -> bool {
+        self.0.lock().placed += 1;
+        self.0.moved.notify_one();
+        true
+    }
+}
+
+impl Drop for Placing<'_> {
+    fn drop(&mut self) {
+        self.0.lock().placing = false;
+        self.0.moved.notify_one();
+    }
 }
 
 /// The text both threads read in a cycle of runs of a long body is about this long: short
@@ -395,6 +492,27 @@ mod tests {
             "{own} bytes against {}",
             cut - body_start
         );
+    }
+
+    #[test]
+    fn the_second_thread_reads_no_more_than_two_runs_ahead_of_the_placing() {
+        let text = long_body(4_000);
+        let range = 0..text.len();
+        let cut =
+            crate::syntax::instruction_line_cut(&text, range.clone(), text.len() / 3).unwrap();
+        let run_bytes = 2048;
+        let second_threads_runs = runs(&text, range.clone(), cut, run_bytes).len() / 2;
+        assert!(second_threads_runs > 50, "{second_threads_runs}");
+        let pace = Pace::default();
+        let mut lowering = ModuleLowering::for_module(&text, range.clone());
+        let read = parse_paced(&text, range, cut, run_bytes, &mut lowering, &pace);
+        assert!(read.is_some());
+        let state = pace.lock();
+        // Every run but the last, which is placed as it comes.
+        assert_eq!(state.placed, second_threads_runs);
+        assert!(!state.placing);
+        // Left free, the second thread is tens of runs ahead by the end.
+        assert!(state.most_ahead <= RUNS_AHEAD, "{}", state.most_ahead);
     }
 
     #[test]
