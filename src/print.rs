@@ -469,11 +469,7 @@ fn print_ir_instruction(
             }
         }
         let operand_instruction = computation.instruction(operand);
-        let path = instruction
-            .tuple_paths
-            .iter()
-            .find(|(s, _)| *s == i as u32)
-            .map_or(&[][..], |(_, path)| &path[..]);
+        let path = instruction.tuple_path(i as u32);
         if style.operand_shapes {
             if path.is_empty() {
                 shapes.push(out, &operand_instruction.shape);
@@ -483,7 +479,7 @@ fn print_ir_instruction(
                 out.push(' ');
             }
         }
-        if style.operand_percent != instruction.percent_exceptions.contains(&(i as u32)) {
+        if style.operand_percent != instruction.percent_differs(i as u32) {
             out.push('%');
         }
         out.push_str(operand_instruction.name());

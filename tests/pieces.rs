@@ -32,7 +32,7 @@ fn in_pieces(text: &str, size: usize) -> Option<Module> {
 fn spans(module: &Module) -> Vec<(String, hlo_layout::span::Span)> {
     let mut spans = Vec::new();
     for computation in module.computations() {
-        spans.push((computation.name.clone(), computation.span));
+        spans.push((computation.name.to_string(), computation.span));
         for &id in computation.order() {
             let instruction = computation.instruction(id);
             spans.push((instruction.name().to_string(), instruction.span));

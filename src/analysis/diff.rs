@@ -137,7 +137,7 @@ pub fn diff_modules(left: &Module, right: &Module, options: DiffOptions) -> Modu
                 context.diff_computation(a, right.computation(r))
             }
             None => ComputationDiff {
-                left: Some(a.name.clone()),
+                left: Some(a.name.to_string()),
                 right: None,
                 entry: a.is_entry,
                 identical: 0,
@@ -158,7 +158,7 @@ pub fn diff_modules(left: &Module, right: &Module, options: DiffOptions) -> Modu
         diff.push(
             ComputationDiff {
                 left: None,
-                right: Some(b.name.clone()),
+                right: Some(b.name.to_string()),
                 entry: b.is_entry,
                 identical: 0,
                 changes: b
@@ -461,12 +461,12 @@ impl Context<'_> {
         flush(a.order().len(), &mut next_left, &mut changes);
         let renamed = !self.options.ignore_names && a.name != b.name;
         ComputationDiff {
-            left: Some(a.name.clone()),
+            left: Some(a.name.to_string()),
             right: Some(
                 if renamed || self.options.ignore_names && a.name != b.name {
-                    b.name.clone()
+                    b.name.to_string()
                 } else {
-                    a.name.clone()
+                    a.name.to_string()
                 },
             ),
             entry: a.is_entry,

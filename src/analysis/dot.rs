@@ -84,7 +84,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
                     .collect();
                 return Err(DotError::NoInstruction {
                     name: name.clone(),
-                    computation: computation.name.clone(),
+                    computation: computation.name.to_string(),
                     help: suggestion("instructions", name, &names),
                 });
             };
@@ -97,7 +97,7 @@ pub fn render_dot(module: &Module, options: &DotOptions) -> Result<String, DotEr
             "{} around {} (depth {})",
             computation.name, name, options.depth
         ),
-        None => computation.name.clone(),
+        None => computation.name.to_string(),
     };
     let _ = writeln!(out, "digraph \"{}\" {{", escape(&title));
     out.push_str("  // copies are orange and bitcasts blue; ROOT has a double border; dashed nodes have neighbours not drawn\n");

@@ -87,7 +87,7 @@ pub struct ShapeJson {
 pub fn module_json(module: &Module) -> ModuleJson {
     ModuleJson {
         name: module.name.clone(),
-        entry: module.entry().name.clone(),
+        entry: module.entry().name.to_string(),
         computations: computations_json(module),
         text: crate::print::print_ir_module(module),
     }
@@ -99,7 +99,7 @@ pub fn computations_json(module: &Module) -> Vec<ComputationJson> {
         .computations()
         .iter()
         .map(|computation| ComputationJson {
-            name: computation.name.clone(),
+            name: computation.name.to_string(),
             entry: computation.is_entry,
             root: computation
                 .root()
@@ -121,7 +121,7 @@ pub fn computations_json(module: &Module) -> Vec<ComputationJson> {
                         called: instruction
                             .called
                             .iter()
-                            .map(|&c| module.computation(c).name.clone())
+                            .map(|&c| module.computation(c).name.to_string())
                             .collect(),
                         attributes: instruction
                             .attributes

@@ -129,7 +129,7 @@ pub(super) fn computation_names(
 ) -> std::collections::HashMap<String, ComputationId> {
     let mut names = std::collections::HashMap::with_capacity(module.computations().len());
     for (id, computation) in module.computation_ids().zip(module.computations()) {
-        names.entry(computation.name.clone()).or_insert(id);
+        names.entry(computation.name.to_string()).or_insert(id);
     }
     names
 }

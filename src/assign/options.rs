@@ -58,7 +58,7 @@ pub enum AssignError {
 impl AssignError {
     pub(super) fn recursion(computation: &Computation) -> AssignError {
         AssignError::Recursion {
-            computation: computation.name.clone(),
+            computation: computation.name.to_string(),
             span: computation.span,
         }
     }

@@ -2,7 +2,7 @@
 //! `get-tuple-element`s, and bitcasts that are no reshape or transpose are checked and
 //! split so that the assigner sees only bitcasts it may relay out.
 
-use crate::ir::module::{ComputationId, InstrId, Instruction, Module};
+use crate::ir::module::{ComputationId, InstrId, Instruction, Module, OperandSpelling};
 use crate::ir::opcode::Opcode;
 use crate::ir::shape::{ArrayShape, Shape};
 use crate::ir::{Layout, Target};
@@ -21,22 +21,28 @@ pub(super) fn materialize_tuple_paths(module: &mut Module) {
             .order()
             .iter()
             .copied()
-            .filter(|&id| !computation.instruction(id).tuple_paths.is_empty())
+            .filter(|&id| computation.instruction(id).has_tuple_paths())
             .collect();
         // Each (tuple, path prefix) is extracted once, before its first user.
         let mut made: std::collections::HashMap<(InstrId, Vec<i64>), InstrId> =
             std::collections::HashMap::new();
         for user in users {
-            let paths = std::mem::take(&mut computation.instruction_mut(user).tuple_paths);
-            let mut kept = Vec::new();
-            for (slot, path) in paths {
+            let spellings =
+                std::mem::take(&mut computation.instruction_mut(user).operand_spellings);
+            let mut kept = thin_vec::ThinVec::new();
+            for spelling in spellings {
+                if spelling.tuple_path.is_empty() {
+                    kept.push(spelling);
+                    continue;
+                }
+                let (slot, path) = (spelling.slot, &spelling.tuple_path);
                 let tuple = computation.operands(user).get(slot as usize).copied();
                 let valid = tuple.is_some_and(|t| {
-                    !path.is_empty() && computation.instruction(t).shape.subshape(&path).is_some()
+                    !path.is_empty() && computation.instruction(t).shape.subshape(path).is_some()
                 });
                 let (Some(tuple), true) = (tuple, valid) else {
                     // The verifier reports a path that leads nowhere; leave it as written.
-                    kept.push((slot, path));
+                    kept.push(spelling);
                     continue;
                 };
                 let mut value = tuple;
@@ -60,8 +66,14 @@ pub(super) fn materialize_tuple_paths(module: &mut Module) {
                     made.insert((tuple, prefix.to_vec()), value);
                 }
                 let _ = computation.replace_operand(user, slot, value);
+                if spelling.percent_differs {
+                    kept.push(OperandSpelling {
+                        tuple_path: Vec::new(),
+                        ..spelling
+                    });
+                }
             }
-            computation.instruction_mut(user).tuple_paths = kept.into();
+            computation.instruction_mut(user).operand_spellings = kept;
         }
     }
 }
@@ -114,7 +126,7 @@ pub(super) fn check_bitcasts(
                 (from.clone(), to.clone())
             } else {
                 return Err(AssignError::Bitcast {
-                    computation: computation.name.clone(),
+                    computation: computation.name.to_string(),
                     instruction: instruction.name().to_string(),
                     from: from.to_string(),
                     to: to.to_string(),

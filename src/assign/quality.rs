@@ -194,7 +194,7 @@ pub fn agreement(xla: &Module, ours: &Module) -> Agreement {
                     result.agreeing_rank2 += usize::from(rank2);
                 } else {
                     result.misses.push(Miss {
-                        computation: computation.name.clone(),
+                        computation: computation.name.to_string(),
                         instruction: instruction.name().to_string(),
                         rank: theirs.rank(),
                         xla: theirs_choice,

@@ -139,7 +139,7 @@ fn array(computation: &Computation, id: InstrId) -> Result<&ArrayShape, BuildErr
         .get(id)
         .map_err(|error| BuildError::NoSuchInstruction {
             id,
-            computation: computation.name.clone(),
+            computation: computation.name.to_string(),
             error,
         })?;
     instruction
@@ -147,7 +147,7 @@ fn array(computation: &Computation, id: InstrId) -> Result<&ArrayShape, BuildErr
         .as_array()
         .ok_or_else(|| BuildError::NotAnArray {
             name: instruction.name().to_string(),
-            computation: computation.name.clone(),
+            computation: computation.name.to_string(),
         })
 }
 
@@ -166,7 +166,7 @@ fn inferred<T>(
         BuildError::Shape {
             error: Box::new(error),
             operands: names.join(", "),
-            computation: computation.name.clone(),
+            computation: computation.name.to_string(),
         }
     })
 }

@@ -37,10 +37,10 @@ macro_rules! opcodes {
                 #[doc = concat!("`", $text, "`, as HLO text spells it.")]
                 $variant,
             )*
-            /// An opcode this table does not know, kept as written; behind a thin pointer,
-            /// as [`crate::ir::module::Payload::Literal`] is, so that a graph node holding an
-            /// instruction is 128 bytes.
-            Unknown(std::sync::Arc<String>),
+            /// An opcode this table does not know, kept as written, by a number
+            /// ([`UnknownOpcode`]) so that an opcode is 8 bytes, and a graph node holding an
+            /// instruction no larger.
+            Unknown(UnknownOpcode),
         }
 
         const TABLE: &[(Opcode, &str, Arity, OpKind, bool)] = &[
@@ -65,6 +65,88 @@ macro_rules! opcodes {
             }
         }
     };
+}
+
+/// The spelling of an opcode the table does not know, as a number the process gives each
+/// spelling the first time it is read; [`UnknownOpcode::as_str`] gives it back.
+///
+/// The process keeps every such spelling it has read until it ends: real modules have a
+/// handful (XLA's async sugar, newer opcodes), and each is kept once however often read.
+/// Numbers are equal when spellings are; order and hashing follow the spelling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct UnknownOpcode(u32);
+
+/// Every unknown spelling read so far, by number, and each one's number.
+#[derive(Default)]
+struct UnknownSpellings {
+    by_number: Vec<&'static str>,
+    numbers: rustc_hash::FxHashMap<&'static str, u32>,
+}
+
+static UNKNOWN_SPELLINGS: std::sync::LazyLock<std::sync::Mutex<UnknownSpellings>> =
+    std::sync::LazyLock::new(Default::default);
+
+fn unknown_spellings() -> std::sync::MutexGuard<'static, UnknownSpellings> {
+    UNKNOWN_SPELLINGS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl UnknownOpcode {
+    /// The number of `spelling`, given it if it has none yet.
+    pub fn new(spelling: &str) -> UnknownOpcode {
+        let mut spellings = unknown_spellings();
+        if let Some(&number) = spellings.numbers.get(spelling) {
+            return UnknownOpcode(number);
+        }
+        // Four billion spellings would take far more memory than a process has; the last
+        // number is shared rather than wrapped.
+        let number = u32::try_from(spellings.by_number.len()).unwrap_or(u32::MAX);
+        let kept: &'static str = Box::leak(spelling.into());
+        spellings.by_number.push(kept);
+        spellings.numbers.insert(kept, number);
+        UnknownOpcode(number)
+    }
+
+    /// The spelling, as read.
+    pub fn as_str(&self) -> &'static str {
+        let spellings = unknown_spellings();
+        spellings
+            .by_number
+            .get(self.0 as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}
+
+impl fmt::Debug for UnknownOpcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for UnknownOpcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::hash::Hash for UnknownOpcode {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialOrd for UnknownOpcode {
+    fn partial_cmp(&self, other: &UnknownOpcode) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for UnknownOpcode {
+    fn cmp(&self, other: &UnknownOpcode) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
 }
 
 /// Spelling -> table row, built once; reading an opcode is a hash lookup, not a scan.
@@ -221,7 +303,7 @@ impl Opcode {
     /// Reads an opcode's spelling; anything unknown is kept as [`Opcode::Unknown`].
     pub fn from_name(name: &str) -> Opcode {
         BY_NAME.get(name).map_or_else(
-            || Opcode::Unknown(std::sync::Arc::new(name.to_string())),
+            || Opcode::Unknown(UnknownOpcode::new(name)),
             |&index| TABLE[index].0.clone(),
         )
     }
@@ -229,7 +311,7 @@ impl Opcode {
     /// The spelling in HLO text.
     pub fn name(&self) -> &str {
         match self {
-            Opcode::Unknown(name) => name,
+            Opcode::Unknown(name) => name.as_str(),
             known => known.row().map_or("", |row| row.1),
         }
     }
@@ -312,6 +394,7 @@ pub fn async_sugar(opcode: &Opcode) -> Option<(Opcode, AsyncPart)> {
     let Opcode::Unknown(name) = opcode else {
         return None;
     };
+    let name = name.as_str();
     let (base, part) = if let Some(base) = name.strip_suffix("-start") {
         (base, AsyncPart::Start)
     } else if let Some(base) = name.strip_suffix("-update") {
@@ -352,10 +435,12 @@ mod tests {
     #[test]
     fn unknown_opcodes_are_kept() {
         let op = Opcode::from_name("custom-call-start");
-        assert_eq!(
-            op,
-            Opcode::Unknown(std::sync::Arc::new("custom-call-start".to_string()))
-        );
+        assert_eq!(op, Opcode::Unknown(UnknownOpcode::new("custom-call-start")));
+        assert_eq!(op, Opcode::from_name("custom-call-start"));
+        assert_ne!(op, Opcode::from_name("custom-call-done"));
+        // Unknown opcodes order by spelling, whichever was read first.
+        assert!(Opcode::from_name("zz-op") > Opcode::from_name("aa-op"));
+        assert_eq!(std::mem::size_of::<Opcode>(), 8);
         assert_eq!(op.name(), "custom-call-start");
         assert_eq!(op.arity(), Arity::Any);
         assert!(!op.keeps_layout());

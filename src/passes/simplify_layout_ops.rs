@@ -118,7 +118,7 @@ impl Rewriter<'_> {
     fn action(&self, id: InstrId) -> Option<Action> {
         let instruction = self.computation.instruction(id);
         // A compact tuple-element operand (`%t#0`) is not its producer's shape; leave it.
-        if !instruction.tuple_paths.is_empty() {
+        if instruction.has_tuple_paths() {
             return None;
         }
         let operands = self.computation.operands(id);

@@ -156,7 +156,7 @@ impl VerifyError {
         };
         VerifyError {
             message: message.into(),
-            computation: computation.name.clone(),
+            computation: computation.name.to_string(),
             instruction,
             span,
             label: "here",

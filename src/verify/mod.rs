@@ -201,9 +201,7 @@ pub(crate) fn keep_what_later_checks_read(instruction: &mut Instruction) {
     if matches!(instruction.payload, Payload::Literal(_)) {
         instruction.payload = Payload::None;
     }
-    if !instruction.tuple_paths.is_empty() {
-        instruction.tuple_paths = Default::default();
-    }
+    instruction.clear_tuple_paths();
 }
 
 /// The names the `async-start`s of `computation` call, for the rule that a wrapped

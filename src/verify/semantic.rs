@@ -26,8 +26,8 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Pr
     let mut errors = Problems::default();
 
     // Compact tuple-element operands `%t#1#0` must walk into tuples.
-    for (slot, path) in &instruction.tuple_paths {
-        let Some(&operand) = operands.get(*slot as usize) else {
+    for (slot, path) in instruction.tuple_paths() {
+        let Some(&operand) = operands.get(slot as usize) else {
             continue;
         };
         let mut shape: &Shape = &computation.instruction(operand).shape;
@@ -38,7 +38,7 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Pr
                         Some(element) => shape = element,
                         None => {
                             errors.push_at(
-                                Found::Operand(*slot as usize),
+                                Found::Operand(slot as usize),
                                 format!(
                                     "GTE index {index} out of bounds for the {}-element tuple of \
                              operand {slot}",
@@ -51,7 +51,7 @@ pub fn check(computation: &Computation, id: InstrId, operands: &[InstrId]) -> Pr
                 }
                 _ => {
                     errors.push_at(
-                        Found::Operand(*slot as usize),
+                        Found::Operand(slot as usize),
                         format!(
                             "GTE operand must be a tuple: operand {slot} has shape {}",
                             strip_layouts(shape)

@@ -33,13 +33,9 @@ pub(crate) fn operand_shapes_of<'c>(
         .enumerate()
         .map(|(slot, &operand)| {
             let shape: &Shape = &computation.instruction(operand).shape;
-            match instruction
-                .tuple_paths
-                .iter()
-                .find(|(s, _)| *s as usize == slot)
-            {
-                Some((_, path)) => shape.subshape(path),
-                None => Some(shape),
+            match instruction.tuple_path(slot as u32) {
+                [] => Some(shape),
+                path => shape.subshape(path),
             }
         })
         .collect()

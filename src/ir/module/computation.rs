@@ -6,9 +6,11 @@
 //! instruction still here; the name index, the print order and the graph hold the same
 //! instructions.
 
+use compact_str::CompactString;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use petgraph::Direction;
+use thin_vec::ThinVec;
 
 use super::attribute::TextAttribute;
 use super::edit_error::EditError;
@@ -26,8 +28,8 @@ use crate::span::Span;
 /// its callers' attributes too; the verifier reports a callee name that names nothing.
 #[derive(Clone, Debug)]
 pub struct Computation {
-    /// The computation's name, without `%`.
-    pub name: String,
+    /// The computation's name, without `%`; inline up to 24 bytes, as most are.
+    pub name: CompactString,
     /// Agrees with [`Module::entry`](super::Module::entry); lowering and printing read it.
     pub is_entry: bool,
     /// The text marked it `ENTRY` (a module without one takes its last computation).
@@ -37,11 +39,11 @@ pub struct Computation {
     /// The text gave a signature `(p: f32[]) -> f32[]`; printing keeps it.
     pub has_signature: bool,
     /// Parameter names the signature gave, when they differ from the instructions'.
-    pub signature_names: Vec<String>,
+    pub signature_names: ThinVec<String>,
     /// The text marked the root with `ROOT` (without it, the last instruction is root).
     pub root_written: bool,
     /// After the closing brace, e.g. `execution_thread="side"`.
-    pub attributes: Vec<TextAttribute>,
+    pub attributes: ThinVec<TextAttribute>,
     /// The text wrote it in place, as the value of its caller's attribute
     /// (`calls=\n  { ... }`); it prints there, not at the top level.
     pub in_place: bool,
@@ -52,7 +54,7 @@ pub struct Computation {
     /// Per graph index, how many times its instruction was removed: what an id's
     /// `generation` must equal. Empty until the first removal, as most computations have
     /// none.
-    pub(super) generations: thin_vec::ThinVec<u32>,
+    pub(super) generations: ThinVec<u32>,
     pub(super) graph: StableDiGraph<Instruction, u32, u32>,
     /// The print order: a doubly linked list through `links`, so that inserting and
     /// removing are O(1) however large the computation.
@@ -72,20 +74,20 @@ pub struct Computation {
 impl Computation {
     /// An empty computation named `name`, without a root, not the entry, printed with `%`
     /// and a signature as XLA prints.
-    pub fn new(name: impl Into<String>) -> Computation {
+    pub fn new(name: impl Into<CompactString>) -> Computation {
         Computation {
             name: name.into(),
             is_entry: false,
             entry_written: false,
             percent: true,
             has_signature: true,
-            signature_names: Vec::new(),
+            signature_names: ThinVec::new(),
             root_written: true,
-            attributes: Vec::new(),
+            attributes: ThinVec::new(),
             in_place: false,
             span: Span::default(),
             tag: Tag::fresh(),
-            generations: thin_vec::ThinVec::new(),
+            generations: ThinVec::new(),
             graph: StableDiGraph::default(),
             order: OrderList::default(),
             root: None,
@@ -175,14 +177,14 @@ impl Computation {
         if id.tag != self.tag.0 {
             return Err(EditError::Foreign {
                 id,
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         let node = id.node();
         if !self.is_live(id) {
             return Err(EditError::Removed {
                 id,
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         Ok(node)
@@ -351,7 +353,7 @@ impl Computation {
             return Err(EditError::NameTaken {
                 name: self.graph[node].name.to_string(),
                 taken: name.to_string(),
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         // Control dependencies are names in attribute text: read them before the name goes.

@@ -191,7 +191,7 @@ impl Computation {
         if operands.contains(&id) {
             return Err(EditError::UsesItself {
                 name: self.graph[node].name.to_string(),
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         instruction.name = self.unique_name(&instruction.name).into();
@@ -250,7 +250,7 @@ impl Computation {
             .operand_edge(user, slot)
             .ok_or_else(|| EditError::NoSuchSlot {
                 name: self.graph[user].name.to_string(),
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
                 slot,
             })?;
         self.graph.remove_edge(edge);
@@ -423,13 +423,13 @@ impl Computation {
         if self.root == Some(node) {
             return Err(EditError::RemovingRoot {
                 name: name(),
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         if self.has_users(id) {
             return Err(EditError::HasUsers {
                 name: name(),
-                computation: self.name.clone(),
+                computation: self.name.to_string(),
             });
         }
         self.unindex_name(node);
@@ -441,7 +441,7 @@ impl Computation {
         self.generations[index] = self.generations[index].wrapping_add(1);
         self.graph.remove_node(node).ok_or(EditError::Removed {
             id,
-            computation: self.name.clone(),
+            computation: self.name.to_string(),
         })
     }
 

@@ -24,8 +24,8 @@ pub enum Payload {
     /// `parameter(N)`.
     Parameter(i64),
     /// `constant(...)`: the literal's canonical text, behind a thin pointer so that a graph
-    /// node holding an [`Instruction`] is 128 bytes: moves of that size are inlined, larger
-    /// ones call `memcpy`.
+    /// node holding an [`Instruction`] stays small (one per instruction, most of a module's
+    /// memory).
     Literal(Arc<String>),
 }
 
@@ -48,6 +48,18 @@ impl Default for PrintStyle {
             operand_shapes: false,
         }
     }
+}
+
+/// How the text wrote one operand slot where its line's style does not say: a compact
+/// tuple-element operand `%t#1#0`, or a `%` unlike the other operands'.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandSpelling {
+    /// The operand slot.
+    pub slot: u32,
+    /// Its `%` is written unlike the line's `style.operand_percent`.
+    pub percent_differs: bool,
+    /// The index path of a compact tuple-element operand; empty for a plain one.
+    pub tuple_path: Vec<i64>,
 }
 
 /// One instruction: what it computes, its result shape, its attributes and how the text
@@ -73,7 +85,7 @@ pub struct Instruction {
     pub style: PrintStyle,
     /// A parameter's number or a constant's literal.
     pub payload: Payload,
-    /// In text order; the printer puts them in XLA's order. This and the next three are
+    /// In text order; the printer puts them in XLA's order. This and the next two are
     /// `ThinVec`s (one pointer, no allocation when empty): most instructions have none or
     /// few, and a smaller instruction is a smaller graph.
     pub attributes: ThinVec<TextAttribute>,
@@ -83,10 +95,10 @@ pub struct Instruction {
     ///
     /// [`Module::retain_computations`]: super::Module::retain_computations
     pub called: ThinVec<ComputationId>,
-    /// Compact tuple-element operands `%t#1#0`: operand slot and index path.
-    pub tuple_paths: ThinVec<(u32, Vec<i64>)>,
-    /// Operand slots whose `%` the text wrote differently from `style.operand_percent`.
-    pub percent_exceptions: ThinVec<u32>,
+    /// Operand slots the text wrote unlike its line's style, in slot order, one entry a
+    /// slot: compact tuple-element operands and `%` exceptions, which are rare, in one
+    /// vector so that the instruction is a word smaller.
+    pub operand_spellings: ThinVec<OperandSpelling>,
     /// Where the instruction was in the source; empty for instructions passes created.
     pub span: Span,
 }
@@ -108,8 +120,7 @@ impl Instruction {
             payload: Payload::None,
             attributes: ThinVec::new(),
             called: ThinVec::new(),
-            tuple_paths: ThinVec::new(),
-            percent_exceptions: ThinVec::new(),
+            operand_spellings: ThinVec::new(),
             span: Span::default(),
         }
     }
@@ -117,6 +128,43 @@ impl Instruction {
     /// The instruction's name, without `%`.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The index path of operand `slot` when it is written as a compact tuple element
+    /// (`%t#1#0`); empty otherwise.
+    pub fn tuple_path(&self, slot: u32) -> &[i64] {
+        self.operand_spellings
+            .iter()
+            .find(|spelling| spelling.slot == slot)
+            .map_or(&[], |spelling| &spelling.tuple_path)
+    }
+
+    /// The compact tuple-element operands: slot and index path, in slot order.
+    pub fn tuple_paths(&self) -> impl Iterator<Item = (u32, &[i64])> {
+        self.operand_spellings
+            .iter()
+            .filter(|spelling| !spelling.tuple_path.is_empty())
+            .map(|spelling| (spelling.slot, &spelling.tuple_path[..]))
+    }
+
+    /// Whether any operand is written as a compact tuple element.
+    pub fn has_tuple_paths(&self) -> bool {
+        self.tuple_paths().next().is_some()
+    }
+
+    /// Forgets every compact tuple-element path, keeping `%` exceptions.
+    pub fn clear_tuple_paths(&mut self) {
+        self.operand_spellings.retain_mut(|spelling| {
+            spelling.tuple_path = Vec::new();
+            spelling.percent_differs
+        });
+    }
+
+    /// Whether operand `slot`'s `%` is written unlike `style.operand_percent`.
+    pub fn percent_differs(&self, slot: u32) -> bool {
+        self.operand_spellings
+            .iter()
+            .any(|spelling| spelling.slot == slot && spelling.percent_differs)
     }
 
     /// The same instruction named `name`, for one not yet in a computation; one that is

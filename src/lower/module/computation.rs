@@ -21,7 +21,8 @@ use super::callees::{
 use super::memo::Memo;
 use super::names::reserved_name;
 use crate::ir::module::{
-    Computation, ComputationId, InstrId, Instruction, Payload, PrintStyle, TextAttribute,
+    Computation, ComputationId, InstrId, Instruction, OperandSpelling, Payload, PrintStyle,
+    TextAttribute,
 };
 use crate::ir::opcode::{OpKind, Opcode};
 use crate::ir::primitive::PrimitiveType;
@@ -644,11 +645,14 @@ impl<'s> ComputationLowering<'_, 's> {
             span,
         } = operand;
         let user_instruction = self.open.computation.instruction_mut(user);
-        if name.percent != user_instruction.style.operand_percent {
-            user_instruction.percent_exceptions.push(slot);
-        }
-        if indexed {
-            user_instruction.tuple_paths.push((slot, path.to_vec()));
+        let percent_differs = name.percent != user_instruction.style.operand_percent;
+        if percent_differs || indexed {
+            let tuple_path = if indexed { path.to_vec() } else { Vec::new() };
+            user_instruction.operand_spellings.push(OperandSpelling {
+                slot,
+                percent_differs,
+                tuple_path,
+            });
         }
         let operand = PendingOperand {
             user,
@@ -738,7 +742,7 @@ impl<'s> ComputationLowering<'_, 's> {
                 let computation = &self.open.computation;
                 self.closed.errors.push(ModuleError::DuplicateInstruction {
                     name: name.text.to_string(),
-                    computation: computation.name.clone(),
+                    computation: computation.name.to_string(),
                     span: name.span,
                     first: computation.instruction(first).span,
                 });

@@ -89,7 +89,7 @@ pub(super) fn name_in_place_computations(
             };
             suffix += 1;
             if !named.contains_key(name.as_str()) {
-                computation.name = name;
+                computation.name = name.into();
                 break;
             }
         }
