@@ -5,7 +5,7 @@
 mod common;
 
 use hlo_layout::ir::Module;
-use hlo_layout::syntax::computation_end_after;
+use hlo_layout::syntax::{computation_end_after, computation_end_before};
 
 /// `text` in pieces of about `size` bytes, each cut after a line holding only `}`.
 fn pieces(text: &str, size: usize) -> Vec<String> {
@@ -200,5 +200,26 @@ mod cut_anywhere {
         );
         assert_eq!(super::pieces(&plain, 1).len(), 4);
         assert_eq!(super::agrees("a string and a comment", TEXT, 1), None);
+    }
+}
+
+/// The last cut at or before an offset is the last of the cuts found forward that is.
+#[test]
+fn the_last_cut_before_an_offset_is_the_last_forward_cut_there() {
+    let text = "HloModule m\n\n%a {\n  ROOT %x = f32[] constant(0)\n}\n%b {\r\n  ROOT %y = \
+                f32[] constant(1)\r\n}\r\n\n }\n}x\n%c {\n  ROOT %z = f32[] constant(2)\n}";
+    let bytes = text.as_bytes();
+    let mut cuts = Vec::new();
+    let mut from = 1;
+    while let Some(cut) = computation_end_after(bytes, from) {
+        cuts.push(cut);
+        from = cut + 1;
+    }
+    // After `%a`'s and `%b`'s closing lines; ` }`, `}x` and a last `}` without a line end
+    // close nothing.
+    assert_eq!(cuts.len(), 2, "{cuts:?}");
+    for to in 0..=bytes.len() + 2 {
+        let expected = cuts.iter().copied().filter(|&cut| cut <= to).max();
+        assert_eq!(computation_end_before(bytes, to), expected, "to {to}");
     }
 }

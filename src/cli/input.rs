@@ -240,8 +240,9 @@ impl StreamHash {
 }
 
 /// A file's text in pieces of whole computations for `hlo_layout::parse_module_in_pieces`:
-/// each ends just after the first line holding only `}` at or past
-/// `piece_bytes` (a guess, which that call checks), or at the end of the file.
+/// each ends just after the last line holding only `}` within `piece_bytes`, or, when a
+/// computation is longer, the first one past it (a guess, which that call checks), or at the
+/// end of the file.
 struct Pieces<'f> {
     file_name: &'f str,
     piece_bytes: usize,
@@ -306,6 +307,16 @@ impl<'f> Pieces<'f> {
         let piece_bytes = self.piece_bytes;
         loop {
             if self.buffer.len() > piece_bytes {
+                if self.searched == 0 {
+                    // The last computation that ends within `piece_bytes`, so that a long
+                    // computation after it (the entry) starts a piece of its own rather
+                    // than lengthening this one, whose text is held while it is lowered.
+                    let before =
+                        hlo_layout::syntax::computation_end_before(&self.buffer, piece_bytes);
+                    if let Some(cut) = before.filter(|&cut| cut > 0) {
+                        return Ok(Some(cut));
+                    }
+                }
                 let from = self.searched.max(piece_bytes);
                 if let Some(cut) = hlo_layout::syntax::computation_end_after(&self.buffer, from) {
                     return Ok(Some(cut));
@@ -505,11 +516,16 @@ mod tests {
         assert!(read.len() > 10, "{} pieces", read.len());
         assert_eq!(read.concat(), text);
         for piece in &read[..read.len() - 1] {
+            // No longer than `piece_bytes` unless one computation is.
+            let one_computation = piece.find("\n}\n") == Some(piece.len() - 3);
             assert!(
-                piece.len() >= piece_bytes && piece.ends_with("\n}\n"),
+                piece.ends_with("\n}\n") && (piece.len() <= piece_bytes || one_computation),
                 "{piece:?}"
             );
         }
+        // The entry, longer than a piece, is one.
+        assert!(read[read.len() - 1].trim_start().starts_with("ENTRY"));
+        assert!(read[read.len() - 1].len() > piece_bytes);
         assert_eq!(pieces.fingerprint(), fingerprint(&text));
 
         let whole = match hlo_layout::parse_module(&text) {

@@ -94,6 +94,26 @@ pub fn computation_end_after(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// The last place [`computation_end_after`] would cut at that is at or before byte `to`:
+/// just after the last line holding only `}` that ends there or earlier; `None` when none
+/// does.
+pub fn computation_end_before(bytes: &[u8], to: usize) -> Option<usize> {
+    let mut end = to.min(bytes.len());
+    while let Some(found) = memchr::memmem::rfind(bytes.get(..end)?, b"\n}") {
+        let brace = found + 1;
+        let cut = match (bytes.get(brace + 1), bytes.get(brace + 2)) {
+            (Some(b'\n'), _) => Some(brace + 2),
+            (Some(b'\r'), Some(b'\n')) => Some(brace + 3),
+            _ => None,
+        };
+        if let Some(cut) = cut.filter(|&cut| cut <= to) {
+            return Some(cut);
+        }
+        end = found;
+    }
+    None
+}
+
 /// Whether `text` holds nothing but blanks and comments.
 pub(crate) fn holds_no_token(text: &str) -> bool {
     lexer::Lexer::new(text).next().is_none()
