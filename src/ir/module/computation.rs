@@ -62,7 +62,9 @@ pub struct Computation {
     pub(super) root: Option<Node>,
     /// Name -> instruction, kept by every method that adds, removes or renames. The table
     /// holds only node indices and hashes the names the graph holds, so no name is stored
-    /// twice.
+    /// twice. Empty for a short computation whose names are all different once it is built
+    /// ([`Computation::shrink_to_fit`], [`UNINDEXED_AT_MOST`]): a lookup then reads its few
+    /// instructions, and an edit indexes them again first.
     pub(super) names: hashbrown::HashTable<Node>,
     /// Next suffix to try per name stem, so that making names unique stays O(1); boxed once
     /// a name is made up here, as most computations never make one.
@@ -70,6 +72,11 @@ pub struct Computation {
     /// The module's names, once the module has handed this computation out for editing.
     pub(super) module_names: SharedNames,
 }
+
+/// A computation of at most this many instructions is read for a name rather than indexed
+/// once built: most computations are this short, and the table of each took a small
+/// allocation of its own (up to 96 bytes).
+pub(super) const UNINDEXED_AT_MOST: usize = 16;
 
 impl Computation {
     /// An empty computation named `name`, without a root, not the entry, printed with `%`
@@ -108,6 +115,7 @@ impl Computation {
         self.graph
             .reserve_exact_edges(instructions.saturating_mul(2));
         self.order.links.reserve_exact(instructions);
+        self.index_names();
         let graph = &self.graph;
         self.names
             .reserve(instructions, |&id| name_hash(&graph[id].name));
@@ -132,7 +140,39 @@ impl Computation {
         move_to_exact_room(&mut self.order.links);
         self.generations.shrink_to_fit();
         let graph = &self.graph;
-        self.names.shrink_to_fit(|&id| name_hash(&graph[id].name));
+        // With names all different, reading the instructions finds what the table would.
+        let all_different = self.names.len() == graph.node_count();
+        if all_different && graph.node_count() <= UNINDEXED_AT_MOST {
+            self.names = hashbrown::HashTable::new();
+        } else {
+            self.names.shrink_to_fit(|&id| name_hash(&graph[id].name));
+        }
+    }
+
+    /// Whether the name table is empty while the computation is not (see `names`).
+    fn unindexed(&self) -> bool {
+        self.names.is_empty() && self.graph.node_count() > 0
+    }
+
+    /// Indexes the names of a computation [`Computation::shrink_to_fit`] left unindexed,
+    /// before an edit: its names are all different, so each is its own entry.
+    pub(super) fn index_names(&mut self) {
+        self.index_names_but(None);
+    }
+
+    /// [`Computation::index_names`] but for `skipped`, an instruction just added or renamed
+    /// that its caller indexes itself.
+    fn index_names_but(&mut self, skipped: Option<Node>) {
+        if !self.unindexed() {
+            return;
+        }
+        let graph = &self.graph;
+        let mut names = hashbrown::HashTable::with_capacity(graph.node_count());
+        for node in graph.node_indices().filter(|&node| Some(node) != skipped) {
+            let hash = name_hash(&graph[node].name);
+            names.insert_unique(hash, node, |&other| name_hash(&graph[other].name));
+        }
+        self.names = names;
     }
 
     /// Moves the spans of the computation and its instructions `by` bytes on, for text
@@ -295,6 +335,12 @@ impl Computation {
     /// The instruction named `name` (without `%`).
     pub fn find(&self, name: &str) -> Option<InstrId> {
         let graph = &self.graph;
+        if self.unindexed() {
+            return graph
+                .node_indices()
+                .find(|&node| graph[node].name == name)
+                .map(|node| self.id(node));
+        }
         self.names
             .find(name_hash(name), |&other| graph[other].name == name)
             .map(|&node| self.id(node))
@@ -303,6 +349,7 @@ impl Computation {
     /// Makes `find` answer `node` for its name; with `replace` false, an instruction already
     /// holding the name keeps it. The module's names count it either way.
     pub(super) fn index_name(&mut self, node: Node, replace: bool) {
+        self.index_names_but(Some(node));
         let graph = &self.graph;
         let name = &graph[node].name;
         let hash = name_hash(name);
@@ -323,6 +370,7 @@ impl Computation {
     /// Forgets `node`'s name, if the index points at `node`, and counts it out of the
     /// module's names.
     pub(super) fn unindex_name(&mut self, node: Node) {
+        self.index_names();
         let hash = name_hash(&self.graph[node].name);
         self.module_names.with(|names| names.remove(hash));
         if let Ok(entry) = self.names.find_entry(hash, |&other| other == node) {

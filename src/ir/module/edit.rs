@@ -109,6 +109,7 @@ impl Computation {
         instruction: Instruction,
         operands: &[InstrId],
     ) -> Result<InstrId, InstrId> {
+        self.index_names();
         let hash = name_hash(&instruction.name);
         let graph = &self.graph;
         let vacant = match self.names.entry(

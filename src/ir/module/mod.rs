@@ -420,6 +420,63 @@ mod tests {
     }
 
     #[test]
+    fn a_short_computation_is_read_for_names_once_built_and_indexed_again_to_be_edited() {
+        let mut c = Computation::new("c");
+        let a = c
+            .push(Instruction::new("a", Opcode::Parameter, scalar()), &[])
+            .unwrap();
+        let b = c
+            .push(Instruction::new("b", Opcode::Negate, scalar()), &[a])
+            .unwrap();
+        c.shrink_to_fit();
+        assert!(c.names.is_empty());
+        assert_eq!(
+            (c.find("a"), c.find("b"), c.find("z")),
+            (Some(a), Some(b), None)
+        );
+        c.rename(b, "d").unwrap();
+        assert!(!c.names.is_empty());
+        assert_eq!(
+            (c.find("a"), c.find("b"), c.find("d")),
+            (Some(a), None, Some(b))
+        );
+        c.shrink_to_fit();
+        let e = c
+            .push(Instruction::new("e", Opcode::Negate, scalar()), &[b])
+            .unwrap();
+        assert_eq!(
+            (c.find("a"), c.find("d"), c.find("e")),
+            (Some(a), Some(b), Some(e))
+        );
+        c.shrink_to_fit();
+        assert!(c.names.is_empty());
+        c.remove(e).unwrap();
+        assert_eq!(
+            (c.find("a"), c.find("d"), c.find("e")),
+            (Some(a), Some(b), None)
+        );
+        // A new instruction's name is made unique against the instructions read, not indexed.
+        c.shrink_to_fit();
+        let f = c.insert_before(b, Instruction::new("a", Opcode::Negate, scalar()), &[a]);
+        let f = f.unwrap();
+        assert_ne!(c.instruction(f).name(), "a");
+        assert_eq!(
+            (c.find("a"), c.find(c.instruction(f).name())),
+            (Some(a), Some(f))
+        );
+
+        // A longer computation keeps its table.
+        let mut long = Computation::new("long");
+        for i in 0..=computation::UNINDEXED_AT_MOST {
+            let parameter = Instruction::new(format!("p{i}"), Opcode::Parameter, scalar());
+            long.push(parameter, &[]).unwrap();
+        }
+        long.shrink_to_fit();
+        assert!(!long.names.is_empty());
+        assert!(long.find("p3").is_some());
+    }
+
+    #[test]
     fn a_graph_node_is_small() {
         // Graph nodes are most of a module's memory, one per instruction; moves of up to
         // 128 bytes are also inlined, and lowering moves each instruction into the graph.
