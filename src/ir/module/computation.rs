@@ -3,8 +3,9 @@
 //! are in `edit`.
 //!
 //! Invariant: every lookup checks that the id is this computation's and names an
-//! instruction still here; the name index, the print order and the graph hold the same
-//! instructions.
+//! instruction still here; the print order and the graph hold the same instructions, and so
+//! does the name index, unless it is empty for a short computation whose names all differ
+//! (lookups then read the instructions, and an edit indexes them first).
 
 use compact_str::CompactString;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
