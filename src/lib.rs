@@ -172,6 +172,9 @@ pub fn parse_module_range_at(
     range: std::ops::Range<usize>,
     cut: usize,
 ) -> Option<Result<ir::Module, Vec<Error>>> {
+    if let Some(error) = syntax::headerless_signature(text, range.clone()) {
+        return Some(Err(vec![Error::from(error)]));
+    }
     // The other thread also reads and lowers the header and tables, which are slow to read
     // for their size: this one has the joining of the halves to do after.
     let preamble = syntax::preamble_end(text, range.clone())
@@ -224,6 +227,11 @@ pub fn parse_module_range_tail_ahead_in_runs(
     offset: usize,
     run_bytes: usize,
 ) -> Option<Result<ir::Module, Vec<Error>>> {
+    // One pass refuses this before reading anything (see `parse_module_range_cut`); read in
+    // parts, each part would read as computations.
+    if let Some(error) = syntax::headerless_signature(text, range.clone()) {
+        return Some(Err(vec![Error::from(error)]));
+    }
     let cut = syntax::instruction_line_cut(text, range.clone(), offset)?;
     let mut lowering = lower::ModuleLowering::for_module(text, range.clone());
     let (tree, preamble) =
