@@ -1,7 +1,8 @@
 //! What writing a printed module holds (issue 32): `print::write_ir_module` writes the text
 //! as it is printed, so that a command's output is never held whole, and gives exactly what
-//! `print_ir_module` gives. And what a lowered module holds per instruction. Memory is counted by a global allocator that forwards to the
-//! system's; this file has one test, so no other test allocates while it counts.
+//! `print_ir_module` gives. And what a lowered module holds per instruction. Memory is
+//! counted by a global allocator that forwards to the system's; the tests run one at a time
+//! (`ONE_AT_A_TIME`), so no other test allocates while one counts.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
