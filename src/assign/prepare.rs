@@ -37,9 +37,8 @@ pub(super) fn materialize_tuple_paths(module: &mut Module) {
                 }
                 let (slot, path) = (spelling.slot, &spelling.tuple_path);
                 let tuple = computation.operands(user).get(slot as usize).copied();
-                let valid = tuple.is_some_and(|t| {
-                    !path.is_empty() && computation.instruction(t).shape.subshape(path).is_some()
-                });
+                let valid = tuple
+                    .is_some_and(|t| computation.instruction(t).shape.subshape(path).is_some());
                 let (Some(tuple), true) = (tuple, valid) else {
                     // The verifier reports a path that leads nowhere; leave it as written.
                     kept.push(spelling);

@@ -193,11 +193,12 @@ fn parse_paced<'s>(
         // Not after a failure: this thread's sender must then go, as the other may be
         // waiting for the rest of the run that failed.
         let go_on = || !stopped.load(Ordering::Relaxed);
-        parsed = parsed
-            && go_on()
-            && pace.wait_to_read(later_runs.len() / 2)
-            && go_on()
-            && crate::syntax::parse_suffix_into(source, run_start, range.end, &mut read_ahead);
+        parsed = parsed && go_on();
+        if parsed {
+            pace.wait_to_read(later_runs.len() / 2);
+            parsed = go_on()
+                && crate::syntax::parse_suffix_into(source, run_start, range.end, &mut read_ahead);
+        }
         read_ahead.flush();
         // This thread's runs end here, sent or not: the other stops waiting for them.
         drop(read_ahead);
@@ -218,9 +219,11 @@ fn parse_paced<'s>(
         let mut read = head.is_some();
         for pair in later_runs.chunks_exact(2) {
             let (tail_run_end, head_run_end) = (pair[0], pair[1]);
+            read = read && place_run(&mut batches, lowering);
+            if read {
+                placing.placed_one();
+            }
             read = read
-                && place_run(&mut batches, lowering)
-                && placing.placed_one()
                 && crate::syntax::parse_body_lines_into(
                     source,
                     tail_run_end,
@@ -328,9 +331,8 @@ impl Pace {
         Placing(self)
     }
 
-    /// Called by the second thread before it reads its run `run` (counted from 0); true,
-    /// to go on.
-    fn wait_to_read(&self, run: usize) -> bool {
+    /// Called by the second thread before it reads its run `run` (counted from 0).
+    fn wait_to_read(&self, run: usize) {
         let mut state = self.lock();
         while state.placing && state.placed + RUNS_AHEAD <= run {
             state = self
@@ -341,7 +343,6 @@ impl Pace {
         if state.placing {
             state.most_ahead = state.most_ahead.max(run + 1 - state.placed);
         }
-        true
     }
 }
 
@@ -349,11 +350,10 @@ impl Pace {
 struct Placing<'p>(&'p Pace);
 
 impl Placing<'_> {
-    /// Counts a run placed; true, to go on.
-    fn placed_one(&self) -> bool {
+    /// Counts a run placed.
+    fn placed_one(&self) {
         self.0.lock().placed += 1;
         self.0.moved.notify_one();
-        true
     }
 }
 

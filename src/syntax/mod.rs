@@ -85,13 +85,21 @@ pub fn computation_end_after(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from.saturating_sub(1);
     while let Some(found) = memchr::memmem::find(bytes.get(at..)?, b"\n}") {
         let brace = at + found + 1;
-        match (bytes.get(brace + 1), bytes.get(brace + 2)) {
-            (Some(b'\n'), _) => return Some(brace + 2),
-            (Some(b'\r'), Some(b'\n')) => return Some(brace + 3),
-            _ => at = brace,
+        match closing_line_end(bytes, brace) {
+            Some(cut) => return Some(cut),
+            None => at = brace,
         }
     }
     None
+}
+
+/// Just after the line break that follows the `}` at `brace`, when the line holds only it.
+fn closing_line_end(bytes: &[u8], brace: usize) -> Option<usize> {
+    match (bytes.get(brace + 1), bytes.get(brace + 2)) {
+        (Some(b'\n'), _) => Some(brace + 2),
+        (Some(b'\r'), Some(b'\n')) => Some(brace + 3),
+        _ => None,
+    }
 }
 
 /// The last place [`computation_end_after`] would cut at that is at or before byte `to`:
@@ -100,12 +108,7 @@ pub fn computation_end_after(bytes: &[u8], from: usize) -> Option<usize> {
 pub fn computation_end_before(bytes: &[u8], to: usize) -> Option<usize> {
     let mut end = to.min(bytes.len());
     while let Some(found) = memchr::memmem::rfind(bytes.get(..end)?, b"\n}") {
-        let brace = found + 1;
-        let cut = match (bytes.get(brace + 1), bytes.get(brace + 2)) {
-            (Some(b'\n'), _) => Some(brace + 2),
-            (Some(b'\r'), Some(b'\n')) => Some(brace + 3),
-            _ => None,
-        };
+        let cut = closing_line_end(bytes, found + 1);
         if let Some(cut) = cut.filter(|&cut| cut <= to) {
             return Some(cut);
         }
