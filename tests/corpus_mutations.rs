@@ -322,3 +322,21 @@ fn edits_stay_inside_the_text() {
         }
     }
 }
+
+#[test]
+fn regression_inputs_go_through_everything() {
+    // What fuzzing and real modules found, unedited: each through the same stages as a case.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/regressions");
+    let inputs = common::files(&dir, "hlo");
+    assert!(
+        !inputs.is_empty(),
+        "no regression inputs in {}",
+        dir.display()
+    );
+    for path in inputs {
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if let Err(failure) = run_case(&bytes) {
+            panic!("{}: {failure}", path.display());
+        }
+    }
+}
