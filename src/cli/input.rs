@@ -9,6 +9,8 @@
 
 use std::io::Read;
 
+use hlo_layout::syntax::pieces::{PieceError, TextPieces};
+
 use super::{plain, CliError, Diag};
 
 /// One input's text, which a command may release once lowered and which is read again only
@@ -180,9 +182,6 @@ impl Source {
 /// commands that only need its module: below it, a piece would be the whole text.
 pub const PIECES_MIN_BYTES: usize = 8 << 20;
 
-/// How much of a file is read at a time while looking for the end of a piece.
-const READ_BYTES: usize = 1 << 20;
-
 /// The length and hash of a text, the same however the text is cut as it is fed.
 fn fingerprint(text: &str) -> (usize, u64) {
     let mut hash = StreamHash::default();
@@ -239,21 +238,12 @@ impl StreamHash {
     }
 }
 
-/// A file's text in pieces of whole computations for `hlo_layout::parse_module_in_pieces`:
-/// each ends just after the last line holding only `}` within `piece_bytes`, or, when a
-/// computation is longer, the first one past it (a guess, which that call checks), or at the
-/// end of the file.
+/// A file's text in pieces of whole computations for `hlo_layout::parse_module_in_pieces`
+/// ([`hlo_layout::syntax::pieces::TextPieces`]), hashed as they are given out and with
+/// errors that name the file.
 struct Pieces<'f> {
     file_name: &'f str,
-    piece_bytes: usize,
-    file: std::fs::File,
-    /// Read and not yet given out.
-    buffer: Vec<u8>,
-    /// Where the search for the end of a piece in `buffer` goes on from.
-    searched: usize,
-    /// The offset in the file of `buffer`'s first byte.
-    offset: usize,
-    at_end: bool,
+    pieces: TextPieces<std::fs::File>,
     hash: StreamHash,
 }
 
@@ -261,12 +251,7 @@ impl<'f> Pieces<'f> {
     fn new(file_name: &'f str, file: std::fs::File, piece_bytes: usize) -> Pieces<'f> {
         Pieces {
             file_name,
-            piece_bytes,
-            file,
-            buffer: Vec::new(),
-            searched: 0,
-            offset: 0,
-            at_end: false,
+            pieces: TextPieces::new(file, piece_bytes),
             hash: StreamHash::default(),
         }
     }
@@ -275,92 +260,20 @@ impl<'f> Pieces<'f> {
     fn fingerprint(self) -> (usize, u64) {
         self.hash.finish()
     }
-
-    /// Reads up to [`READ_BYTES`] more of the file onto `buffer`; how many it read.
-    fn read_more(&mut self) -> std::io::Result<usize> {
-        if self.buffer.capacity() == 0 {
-            // Room for a piece and the reads that find its end, so that it is not copied
-            // as it grows.
-            self.buffer.reserve_exact(self.piece_bytes + 2 * READ_BYTES);
-        }
-        let start = self.buffer.len();
-        self.buffer.resize(start + READ_BYTES, 0);
-        let mut filled = start;
-        let read = loop {
-            match self.file.read(&mut self.buffer[filled..]) {
-                Ok(0) => break Ok(filled - start),
-                Ok(read) if filled + read == self.buffer.len() => {
-                    filled += read;
-                    break Ok(filled - start);
-                }
-                Ok(read) => filled += read,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => break Err(error),
-            }
-        };
-        self.buffer.truncate(filled);
-        read
-    }
-
-    /// Where the next piece ends in `buffer`, reading more of the file until it is known.
-    fn next_cut(&mut self) -> Result<Option<usize>, Diag> {
-        let piece_bytes = self.piece_bytes;
-        loop {
-            if self.buffer.len() > piece_bytes {
-                if self.searched == 0 {
-                    // The last computation that ends within `piece_bytes`, so that a long
-                    // computation after it (the entry) starts a piece of its own rather
-                    // than lengthening this one, whose text is held while it is lowered.
-                    let before =
-                        hlo_layout::syntax::computation_end_before(&self.buffer, piece_bytes);
-                    if let Some(cut) = before.filter(|&cut| cut > 0) {
-                        return Ok(Some(cut));
-                    }
-                }
-                let from = self.searched.max(piece_bytes);
-                if let Some(cut) = hlo_layout::syntax::computation_end_after(&self.buffer, from) {
-                    return Ok(Some(cut));
-                }
-                // A line `}` may start in the last bytes and end in what is read next.
-                self.searched = self.buffer.len().saturating_sub(3);
-            }
-            if self.at_end {
-                return Ok((!self.buffer.is_empty()).then_some(self.buffer.len()));
-            }
-            let read = self
-                .read_more()
-                .map_err(|error| read_error(self.file_name, error))?;
-            self.at_end = read == 0;
-        }
-    }
 }
 
 impl Iterator for Pieces<'_> {
     type Item = Result<String, Diag>;
 
     fn next(&mut self) -> Option<Result<String, Diag>> {
-        // What lowering the last piece freed (its text, its second thread's leftovers) goes
-        // back before the next is read: left to the allocator, much of it was still held
-        // when the entry computation, the largest piece, was lowered.
-        super::allocator::return_freed_memory();
-        let cut = match self.next_cut() {
-            Ok(cut) => cut?,
-            Err(diag) => return Some(Err(diag)),
-        };
-        // The rest starts the next piece, in room for a whole one.
-        let mut next = Vec::with_capacity(self.piece_bytes + 2 * READ_BYTES);
-        next.extend_from_slice(self.buffer.get(cut..).unwrap_or_default());
-        self.buffer.truncate(cut);
-        let piece = std::mem::replace(&mut self.buffer, next);
-        self.searched = 0;
-        self.hash.write(&piece);
-        let offset = self.offset;
-        self.offset += piece.len();
-        Some(
-            String::from_utf8(piece).map_err(|error| {
-                not_utf8(self.file_name, offset + error.utf8_error().valid_up_to())
-            }),
-        )
+        Some(match self.pieces.next()? {
+            Ok(piece) => {
+                self.hash.write(piece.as_bytes());
+                Ok(piece)
+            }
+            Err(PieceError::Read(error)) => Err(read_error(self.file_name, error)),
+            Err(PieceError::NotUtf8 { offset }) => Err(not_utf8(self.file_name, offset)),
+        })
     }
 }
 

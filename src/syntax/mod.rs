@@ -8,6 +8,7 @@ pub mod ast;
 pub mod error;
 mod fast_paths;
 pub mod lexer;
+pub mod pieces;
 mod strings;
 pub mod token;
 
