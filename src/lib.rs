@@ -10,7 +10,7 @@
 //!
 //! # Layers and their invariants
 //!
-//! Layers, lowest first: `span`, `parallel`, `ir`, `syntax`, `verify`, `lower`, `print`, `check`, `assign`, `pass`, `passes`, `analysis`, `explain`, `diagnostic`, `error`.
+//! Layers, lowest first: `span`, `parallel`, `memory`, `ir`, `syntax`, `verify`, `lower`, `print`, `check`, `assign`, `pass`, `passes`, `analysis`, `explain`, `diagnostic`, `error`.
 //!
 //! A module imports only from the layers listed before its own, and no source file imports
 //! one that imports it back, however long the chain (`tests/architecture.rs` reads the
@@ -42,6 +42,8 @@
 //!   (`lower::canonical`, what `fmt` prints) belongs to lowering, since an attribute's
 //!   canonical text is what the IR keeps.
 //! - [`span`] is where text is: byte offsets every layer's reports carry.
+//! - [`memory`] holds what a program told the library of its allocator (how to give freed
+//!   memory back); the library itself knows no allocator.
 //! - [`analysis`] reads a module and answers with values or text: statistics, Graphviz
 //!   drawings, structural diffs and the JSON view. It does no IO, never changes the module,
 //!   and its output follows the module's order (maps are `BTreeMap`s).
@@ -135,6 +137,7 @@ pub mod error;
 pub mod explain;
 pub mod ir;
 pub mod lower;
+pub mod memory;
 pub mod parallel;
 pub mod pass;
 pub mod passes;

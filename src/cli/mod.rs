@@ -142,6 +142,7 @@ pub fn main() -> std::process::ExitCode {
     // lines the second parsing thread hands over, the input text, a module's copy, the
     // printer's chunks. Held for a while, those pages add up to the peak.
     allocator::purge_freed_memory_soon();
+    hlo_layout::memory::set_release_freed_memory(allocator::return_freed_memory);
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),

@@ -73,7 +73,17 @@ pub(crate) fn lower_in_pieces<E>(
     let mut computations = Vec::new();
     let mut preamble = None;
     let mut offset = 0usize;
-    for piece in pieces {
+    let mut pieces = pieces.into_iter();
+    loop {
+        if offset > 0 {
+            // What lowering the last piece freed (its text, its second thread's leftovers)
+            // goes back before the next is read: left to the allocator, much of it was still
+            // held when the entry computation, the largest piece, was lowered.
+            crate::memory::release_freed_memory();
+        }
+        let Some(piece) = pieces.next() else {
+            break;
+        };
         let piece = piece?;
         let first = preamble.is_none();
         if !first && crate::syntax::holds_no_token(&piece) {
