@@ -144,28 +144,73 @@ fn write_ir_module_on(
     Ok(tail)
 }
 
+/// Prints a module as [`print_ir_module`] does without holding its text: `head` is handed
+/// the text of the first share of the computations as it is printed (all of them for a
+/// small module), and `tail` that of the second share, printed meanwhile on another thread.
+/// Each is called with what was printed since it last took text, at least
+/// [`WRITE_CHUNK_BYTES`] of it but the last time; the module's text is everything `head`
+/// took, then everything `tail` took.
+pub(crate) fn print_ir_module_handing_out(
+    module: &ir::Module,
+    head: &mut dyn FnMut(&str),
+    tail: &mut (dyn FnMut(&str) + Send),
+) {
+    let hand_out = |take: &mut dyn FnMut(&str), text: &mut String| {
+        if text.len() >= WRITE_CHUNK_BYTES {
+            take(text);
+            text.clear();
+        }
+    };
+    let mut out = String::with_capacity(WRITE_CHUNK_BYTES + WRITE_CHUNK_BYTES / 2);
+    let mut tail_flush = |text: &mut String| -> Result<(), std::convert::Infallible> {
+        hand_out(&mut *tail, text);
+        Ok(())
+    };
+    let printed = print_ir_module_into(
+        module,
+        crate::parallel::threshold(crate::parallel::PRINT_MIN_INSTRUCTIONS),
+        &mut out,
+        &mut |text: &mut String| {
+            hand_out(&mut *head, text);
+            Ok(())
+        },
+        Some(&mut tail_flush),
+    );
+    let rest = match printed {
+        Ok(rest) => rest,
+        Err(never) => match never {},
+    };
+    head(&out);
+    if let Some(rest) = rest {
+        tail(&rest);
+    }
+}
+
 /// The length and a 64-bit hash of the text [`print_ir_module`] gives, computed as it is
 /// printed rather than held: modules that print the same give the same digest, and a pass
 /// can tell whether it changed a module by comparing two.
 pub fn ir_module_digest(module: &ir::Module) -> (u64, u64) {
+    use std::hash::Hasher;
+    // Each share of a module printed on two threads is hashed on its own thread rather than
+    // held to be hashed after the first: the shares are cut by the computations' sizes,
+    // which the same text always gives the same.
+    #[derive(Default)]
     struct Digest(u64, std::collections::hash_map::DefaultHasher);
-    impl std::io::Write for Digest {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            use std::hash::Hasher;
-            self.0 += bytes.len() as u64;
+    impl Digest {
+        fn take(&mut self, text: &str) {
+            self.0 += text.len() as u64;
             // SipHash reads its input as one stream, however it is cut into writes.
-            self.1.write(bytes);
-            Ok(bytes.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+            self.1.write(text.as_bytes());
         }
     }
-    let mut digest = Digest(0, Default::default());
-    // Writing to a hasher cannot fail.
-    let _ = write_ir_module(module, &mut digest);
-    (digest.0, std::hash::Hasher::finish(&digest.1))
+    let (mut head, mut tail) = (Digest::default(), Digest::default());
+    print_ir_module_handing_out(module, &mut |text| head.take(text), &mut |text| {
+        tail.take(text)
+    });
+    let mut both = head.1;
+    both.write_u64(tail.0);
+    both.write_u64(tail.1.finish());
+    (head.0 + tail.0, both.finish())
 }
 
 /// Prints `module` into `out`, calling `flush` after each computation this thread prints
