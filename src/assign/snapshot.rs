@@ -2,14 +2,17 @@
 //! that assignment can run twice on the same input (the descending rule for its cost, then
 //! the chosen layouts) without holding a copy of the module beside the one it assigns. The
 //! text is compressed as it is printed, a block at a time (to about a fifth of its size),
-//! and read back in pieces of whole computations ([`crate::parse_module_in_pieces`]), so
-//! neither the printed text nor a second module is ever held whole.
+//! put aside in the program's scratch file where it gave one ([`crate::memory`]), and read
+//! back in pieces of whole computations ([`crate::parse_module_in_pieces`]), so neither the
+//! printed text nor a second module is ever held whole.
 //!
 //! The text is what `fmt` prints, which reads back as the same module (the corpus tests
 //! check both ways give the same assignment); the spans are put back from the module the
 //! snapshot was taken of, so that errors still point into the user's text.
 
-use std::io::Read;
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 use super::options::AssignError;
 use crate::ir::module::{Computation, ComputationId, Module};
@@ -22,15 +25,75 @@ const PIECE_BYTES: usize = 8 << 20;
 /// A module as its printed text in compressed blocks, with the spans of its computations
 /// and of their instructions in print order.
 pub(super) struct Snapshot {
-    blocks: Vec<Vec<u8>>,
-    /// Each computation's span, then its instructions', packed.
-    spans: PackedSpans,
+    blocks: Vec<Block>,
+    /// Where the blocks put aside are.
+    aside: Aside,
+    /// Each computation's span, then its instructions', packed; put aside with the blocks.
+    spans: Block,
     /// How many instructions each computation has.
     sizes: Vec<usize>,
 }
 
+/// One compressed block of the printed text: held in memory, or put aside in the scratch
+/// file.
+enum Block {
+    Held(Vec<u8>),
+    Aside { offset: u64, length: usize },
+}
+
+/// The scratch file blocks are put aside in, if the program gave one, and how much of it
+/// they take. A block that cannot be written whole (a full disk, say) is held instead, and
+/// so is every block after it.
+struct Aside {
+    file: Option<File>,
+    end: u64,
+    failed: bool,
+}
+
+impl Aside {
+    fn put(&mut self, bytes: Vec<u8>) -> Block {
+        let Some(file) = self.file.as_mut().filter(|_| !self.failed) else {
+            return Block::Held(bytes);
+        };
+        let written = file
+            .seek(SeekFrom::Start(self.end))
+            .and_then(|_| file.write_all(&bytes));
+        let Ok(()) = written else {
+            self.failed = true;
+            return Block::Held(bytes);
+        };
+        let block = Block::Aside {
+            offset: self.end,
+            length: bytes.len(),
+        };
+        self.end += bytes.len() as u64;
+        block
+    }
+
+    /// The bytes of `block`.
+    fn get<'b>(&self, block: &'b Block) -> std::io::Result<Cow<'b, [u8]>> {
+        match block {
+            Block::Held(bytes) => Ok(Cow::Borrowed(bytes)),
+            Block::Aside { offset, length } => {
+                let mut file = self.file.as_ref().ok_or_else(|| {
+                    std::io::Error::other("a block put aside has no scratch file")
+                })?;
+                file.seek(SeekFrom::Start(*offset))?;
+                let mut bytes = vec![0; *length];
+                file.read_exact(&mut bytes)?;
+                Ok(Cow::Owned(bytes))
+            }
+        }
+    }
+}
+
 impl Snapshot {
     pub(super) fn take(module: &Module) -> Snapshot {
+        Snapshot::take_aside_in(module, crate::memory::scratch_file())
+    }
+
+    /// [`Snapshot::take`], putting the blocks aside in `scratch` if there is one.
+    fn take_aside_in(module: &Module, scratch: Option<File>) -> Snapshot {
         let mut spans = PackedSpans::default();
         let mut sizes = Vec::with_capacity(module.computations().len());
         for computation in module.computations() {
@@ -40,19 +103,25 @@ impl Snapshot {
             }
             sizes.push(computation.len());
         }
-        let compress = |blocks: &mut Vec<Vec<u8>>, text: &str| {
-            blocks.push(lz4_flex::block::compress_prepend_size(text.as_bytes()));
+        let compress = |text: &str| lz4_flex::block::compress_prepend_size(text.as_bytes());
+        let mut aside = Aside {
+            file: scratch,
+            end: 0,
+            failed: false,
         };
+        // The second share's blocks are printed on the other thread, so they are held until
+        // the first share's are put aside, in order.
         let (mut blocks, mut tail) = (Vec::new(), Vec::new());
         crate::print::print_ir_module_handing_out(
             module,
-            &mut |text| compress(&mut blocks, text),
-            &mut |text| compress(&mut tail, text),
+            &mut |text| blocks.push(aside.put(compress(text))),
+            &mut |text| tail.push(compress(text)),
         );
-        blocks.append(&mut tail);
+        blocks.extend(tail.into_iter().map(|bytes| aside.put(bytes)));
         Snapshot {
             blocks,
-            spans,
+            spans: aside.put(spans.bytes),
+            aside,
             sizes,
         }
     }
@@ -96,7 +165,11 @@ impl Snapshot {
                 "it has other computations or instructions".to_string(),
             ));
         }
-        let mut spans = self.spans.iter();
+        let spans = self
+            .aside
+            .get(&self.spans)
+            .map_err(|e| restore_error(e.to_string()))?;
+        let mut spans = UnpackedSpans::of(&spans);
         for computation in restored.computations_mut() {
             computation.span = spans.next().unwrap_or_default();
             let order = computation.order().to_vec();
@@ -112,6 +185,7 @@ impl Snapshot {
     fn reader(&self) -> Blocks<'_> {
         Blocks {
             blocks: &self.blocks,
+            aside: &self.aside,
             current: Vec::new(),
             read: 0,
         }
@@ -154,13 +228,6 @@ impl PackedSpans {
         }
         self.bytes.push(number as u8);
     }
-
-    fn iter(&self) -> UnpackedSpans<'_> {
-        UnpackedSpans {
-            bytes: &self.bytes,
-            last_end: 0,
-        }
-    }
 }
 
 /// The spans of a [`PackedSpans`], in the order pushed.
@@ -170,6 +237,10 @@ struct UnpackedSpans<'p> {
 }
 
 impl UnpackedSpans<'_> {
+    fn of(bytes: &[u8]) -> UnpackedSpans<'_> {
+        UnpackedSpans { bytes, last_end: 0 }
+    }
+
     fn take(&mut self) -> Option<u64> {
         let mut number = 0u64;
         for shift in (0..64).step_by(7) {
@@ -211,7 +282,8 @@ pub(super) fn take_module(module: &mut Module) -> Module {
 /// A reader of compressed blocks' text.
 struct Blocks<'b> {
     /// The blocks not yet decompressed.
-    blocks: &'b [Vec<u8>],
+    blocks: &'b [Block],
+    aside: &'b Aside,
     /// The block being read, and how much of it has been.
     current: Vec<u8>,
     read: usize,
@@ -223,8 +295,8 @@ impl Read for Blocks<'_> {
             let Some((block, rest)) = self.blocks.split_first() else {
                 return Ok(0);
             };
-            self.current =
-                lz4_flex::block::decompress_size_prepended(block).map_err(std::io::Error::other)?;
+            self.current = lz4_flex::block::decompress_size_prepended(&self.aside.get(block)?)
+                .map_err(std::io::Error::other)?;
             self.read = 0;
             self.blocks = rest;
         }
@@ -264,7 +336,7 @@ mod tests {
             packed.push(span);
         }
         assert!(packed.bytes.len() < spans.len() * 16);
-        assert_eq!(packed.iter().collect::<Vec<_>>(), spans);
+        assert_eq!(UnpackedSpans::of(&packed.bytes).collect::<Vec<_>>(), spans);
     }
 
     fn spans_of(module: &Module) -> Vec<Span> {
@@ -283,7 +355,8 @@ mod tests {
 
     /// A module read back from its snapshot prints as it did and keeps its spans, whether
     /// its text comes back in one piece, in many, or whole (a computation written in place,
-    /// which pieces cannot tell of).
+    /// which pieces cannot tell of), and whether it was held, put aside in a scratch file,
+    /// or held because the file took no writes.
     #[test]
     fn a_module_comes_back_as_it_was_in_one_piece_or_many() {
         let mut text = String::from("HloModule m\n\n");
@@ -305,19 +378,38 @@ mod tests {
         for text in [text.as_str(), in_place] {
             let module = crate::parse_module(text).unwrap_or_else(|e| panic!("{e:?}"));
             let (printed, spans) = (crate::print::print_ir_module(&module), spans_of(&module));
-            let snapshot = Snapshot::take(&module);
-            for piece_bytes in [1 << 20, 300, 1] {
-                let pieces = TextPieces::new(snapshot.reader(), piece_bytes);
-                let in_pieces = crate::parse_module_in_pieces(pieces).ok().flatten();
-                assert_eq!(in_pieces.is_some(), text != in_place, "{piece_bytes}");
-                let mut restored =
-                    crate::parse_module("ENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n")
-                        .unwrap_or_else(|e| panic!("{e:?}"));
-                if let Err(error) = snapshot.restore_in_pieces_of(&mut restored, piece_bytes) {
-                    panic!("{error}");
+            let scratch = || tempfile::tempfile().unwrap_or_else(|e| panic!("{e}"));
+            // A file opened for reading only takes no block: they are all held.
+            let unwritable = || {
+                let path = tempfile::NamedTempFile::new().unwrap_or_else(|e| panic!("{e}"));
+                File::open(path.path()).unwrap_or_else(|e| panic!("{e}"))
+            };
+            for (scratch, aside) in [
+                (None, false),
+                (Some(scratch()), true),
+                (Some(unwritable()), false),
+            ] {
+                let snapshot = Snapshot::take_aside_in(&module, scratch);
+                let all_aside = |snapshot: &Snapshot| {
+                    std::iter::once(&snapshot.spans)
+                        .chain(&snapshot.blocks)
+                        .all(|block| matches!(block, Block::Aside { .. }))
+                };
+                assert!(!snapshot.blocks.is_empty());
+                assert_eq!(all_aside(&snapshot), aside);
+                for piece_bytes in [1 << 20, 300, 1] {
+                    let pieces = TextPieces::new(snapshot.reader(), piece_bytes);
+                    let in_pieces = crate::parse_module_in_pieces(pieces).ok().flatten();
+                    assert_eq!(in_pieces.is_some(), text != in_place, "{piece_bytes}");
+                    let mut restored =
+                        crate::parse_module("ENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n")
+                            .unwrap_or_else(|e| panic!("{e:?}"));
+                    if let Err(error) = snapshot.restore_in_pieces_of(&mut restored, piece_bytes) {
+                        panic!("{error}");
+                    }
+                    assert_eq!(crate::print::print_ir_module(&restored), printed);
+                    assert_eq!(spans_of(&restored), spans);
                 }
-                assert_eq!(crate::print::print_ir_module(&restored), printed);
-                assert_eq!(spans_of(&restored), spans);
             }
         }
     }

@@ -143,6 +143,9 @@ pub fn main() -> std::process::ExitCode {
     // printer's chunks. Held for a while, those pages add up to the peak.
     allocator::purge_freed_memory_soon();
     hlo_layout::memory::set_release_freed_memory(allocator::return_freed_memory);
+    // Layout assignment's copy of its input waits there, out of the peak, rather than in
+    // memory (an unnamed file in `TMPDIR`, gone when closed).
+    hlo_layout::memory::set_scratch_file(tempfile::tempfile);
     let outcome = match cli.command {
         Command::Assign(args) => assign::run(args),
         Command::Explain(args) => explain::run(args),
