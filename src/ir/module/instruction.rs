@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use compact_str::CompactString;
 use thin_vec::ThinVec;
 
@@ -26,7 +27,7 @@ pub enum Payload {
     /// `constant(...)`: the literal's canonical text, behind a thin pointer so that a graph
     /// node holding an [`Instruction`] stays small (one per instruction, most of a module's
     /// memory).
-    Literal(Arc<String>),
+    Literal(ArcStr),
 }
 
 /// How the text that was read wrote names and operands, so printing keeps its style.

@@ -23,6 +23,7 @@ mod instruction;
 mod names;
 mod order;
 
+pub use arcstr::ArcStr;
 pub use attribute::TextAttribute;
 pub use computation::Computation;
 pub use edit_error::EditError;

@@ -703,7 +703,7 @@ impl<'s> ComputationLowering<'_, 's> {
                     indices,
                 }],
             ) if indices.is_empty() && !name.percent => {
-                lowered.payload = Payload::Literal(Arc::new(name.text.to_string()));
+                lowered.payload = Payload::Literal(name.text.into());
                 &[]
             }
             (_, [ast::Operand::Literal(term)]) => {
@@ -716,7 +716,7 @@ impl<'s> ComputationLowering<'_, 's> {
                                 .errors
                                 .extend(crate::lower::parser_checks::literal(&text, term, array));
                         }
-                        lowered.payload = Payload::Literal(Arc::new(text));
+                        lowered.payload = Payload::Literal(text.into());
                     }
                     Err(e) => self
                         .closed

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -33,13 +34,13 @@ pub(super) struct Memo<'s> {
     /// nearly every line, and a key borrowed from the text would read the text where it
     /// first appeared again and again, which a caller that gives the text read back to the
     /// system (`crate::check`) would have to bring back.
-    pub(super) printed: FxHashMap<CompactString, Arc<str>>,
-    pub(super) attribute_names: FxHashMap<CompactString, Arc<str>>,
+    pub(super) printed: FxHashMap<CompactString, ArcStr>,
+    pub(super) attribute_names: FxHashMap<CompactString, ArcStr>,
     /// Values written as one word (`metadata={...}`, `backend_config=...`, `kind=kLoop`),
     /// which print as written: the shared text is its own key. Most repeat (a fusion's
     /// lines carry the metadata of the op they came from), and one allocation a line was a
     /// tenth of a module's memory.
-    pub(super) words: FxHashSet<Arc<str>>,
+    pub(super) words: FxHashSet<ArcStr>,
     pub(super) shapes: FxHashMap<CompactString, Arc<Shape>>,
     /// The last shape looked up, by its text: most lines have the shape of the line before
     /// (63% of mixtral 1x8's, 52% of torax's, 23% of transformer24 opt's), and comparing
@@ -114,11 +115,11 @@ impl<'s> Memo<'s> {
     ) -> Result<TextAttribute, Vec<LowerError>> {
         let value = self.attribute_text(attribute)?;
         let name = match self.attribute_names.get(attribute.name.text) {
-            Some(name) => Arc::clone(name),
+            Some(name) => name.clone(),
             None => {
-                let name: Arc<str> = attribute.name.text.into();
+                let name = ArcStr::from(attribute.name.text);
                 self.attribute_names
-                    .insert(attribute.name.text.into(), Arc::clone(&name));
+                    .insert(attribute.name.text.into(), name.clone());
                 name
             }
         };
@@ -128,16 +129,16 @@ impl<'s> Memo<'s> {
     fn attribute_text(
         &mut self,
         attribute: &ast::Attribute<'s>,
-    ) -> Result<Arc<str>, Vec<LowerError>> {
+    ) -> Result<ArcStr, Vec<LowerError>> {
         // A lone word (backend_config, metadata) prints as written: shared by its own text,
         // without the printer's string.
         if let [Term::Word(word, kind)] = attribute.value.as_slice() {
             if !matches!(kind, WordKind::Name | WordKind::NameColon) {
                 if let Some(text) = self.words.get(word.text) {
-                    return Ok(Arc::clone(text));
+                    return Ok(text.clone());
                 }
-                let text: Arc<str> = Arc::from(word.text);
-                self.words.insert(Arc::clone(&text));
+                let text = ArcStr::from(word.text);
+                self.words.insert(text.clone());
                 return Ok(text);
             }
         }
@@ -147,13 +148,13 @@ impl<'s> Memo<'s> {
             .filter(|_| !lone_word)
             .and_then(|source| source.get(attribute.name.span.start..attribute.span.end))
         else {
-            return canonical::attribute_value_text(attribute, 2).map(Arc::from);
+            return canonical::attribute_value_text(attribute, 2).map(ArcStr::from);
         };
         if let Some(text) = self.printed.get(written) {
             return Ok(text.clone());
         }
-        let text: Arc<str> = canonical::attribute_value_text(attribute, 2)?.into();
-        self.printed.insert(written.into(), Arc::clone(&text));
+        let text = ArcStr::from(canonical::attribute_value_text(attribute, 2)?);
+        self.printed.insert(written.into(), text.clone());
         Ok(text)
     }
 }
