@@ -72,11 +72,11 @@ impl Assigner<'_> {
         id: InstrId,
     ) -> Option<Vec<i64>> {
         let group = groups.group_of(id)?;
-        if let Some(chosen) = groups.decided.get(&group) {
+        if let Some(chosen) = groups.decided(group) {
             return Some(chosen.clone());
         }
         let chosen = self.decide(groups, module, comp, group, id)?;
-        groups.decided.insert(group, chosen.clone());
+        groups.decide(group, chosen.clone());
         Some(chosen)
     }
 
@@ -90,7 +90,7 @@ impl Assigner<'_> {
         reached: usize,
     ) -> Option<Arc<Shape>> {
         let shape = Arc::clone(&computation.instruction(id).shape);
-        let Some(&p) = groups.position.get(&id) else {
+        let Some(p) = groups.position(id) else {
             // Added by the pass (a conversion): laid out already.
             return Some(shape);
         };
@@ -103,7 +103,7 @@ impl Assigner<'_> {
             return parameter.then_some(shape);
         }
         let group = groups.group_of(id)?;
-        let chosen = groups.decided.get(&group)?.clone();
+        let chosen = groups.decided(group)?.clone();
         Some(self.laid(&shape, chosen))
     }
 
@@ -213,8 +213,8 @@ impl Assigner<'_> {
         first: InstrId,
     ) -> Option<Vec<i64>> {
         let computation = module.computation(comp);
-        let members = groups.members.get(&group)?.clone();
-        let reached = *groups.position.get(&first)?;
+        let members = groups.members(group);
+        let reached = groups.position(first)?;
         let first_array = computation.instruction(first).shape.as_array()?.clone();
         // What users further down want goes first: it settles ties as XLA's propagation
         // from the result would.
@@ -330,7 +330,7 @@ impl Assigner<'_> {
                 if user_group == group {
                     continue;
                 }
-                let Some(user_m2m) = groups.decided.get(&user_group).cloned() else {
+                let Some(user_m2m) = groups.decided(user_group).cloned() else {
                     continue;
                 };
                 let user_shape = Arc::clone(&user_instruction.shape);
