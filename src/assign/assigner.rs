@@ -145,7 +145,8 @@ pub(super) enum State {
 /// A computation being assigned: its print order and how far through it the assigner is.
 pub(super) struct Frame {
     id: ComputationId,
-    order: Vec<InstrId>,
+    /// Shared with `groups`, which numbers the same order.
+    order: Arc<[InstrId]>,
     next: usize,
     parameters: Vec<Arc<Shape>>,
     /// The layout groups being chosen, under [`Policy::MinimizeCost`].
@@ -313,14 +314,16 @@ impl Assigner<'_> {
                 computation.instruction_mut(parameter).shape = shape;
             }
         }
+        let order: Arc<[InstrId]> = Arc::from(computation.order());
         let groups = (self.options.policy == Policy::MinimizeCost).then(|| {
             let free_parameters =
                 computation.is_entry && self.options.entry_layouts == EntryLayouts::Auto;
-            groups::Groups::new(computation, free_parameters, wanted_root)
+            let order = Arc::clone(&order);
+            groups::Groups::new(computation, order, free_parameters, wanted_root)
         });
         Ok(Some(Frame {
             id,
-            order: computation.order().to_vec(),
+            order,
             next: 0,
             parameters,
             groups,

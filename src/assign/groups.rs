@@ -14,7 +14,7 @@ pub(super) struct Groups {
     /// A vector, not a map keyed by id: a computation of 250,000 instructions took 13 MB
     /// for the map, 1 MB for this.
     position: Vec<u32>,
-    pub(super) order: Vec<InstrId>,
+    pub(super) order: Arc<[InstrId]>,
     /// Union-find parents, by position; `usize::MAX` for an instruction that is not free.
     pub(super) parent: Vec<usize>,
     /// The members of each group of two or more, by the position of its representative; a
@@ -75,13 +75,14 @@ pub(super) fn find(parent: &mut [usize], mut x: usize) -> usize {
 }
 
 impl Groups {
-    /// The groups of `computation` as it is when assignment enters it.
+    /// The groups of `computation` as it is when assignment enters it, `order` its
+    /// instructions in print order.
     pub(super) fn new(
         computation: &Computation,
+        order: Arc<[InstrId]>,
         free_parameters: bool,
         wanted_root: Option<Arc<Shape>>,
     ) -> Groups {
-        let order = computation.order().to_vec();
         let mut position = vec![u32::MAX; computation.index_bound()];
         for (p, id) in order.iter().enumerate() {
             // A computation has fewer than u32::MAX instructions: ids' indices are u32s.
