@@ -32,6 +32,8 @@ pub(super) struct Snapshot {
     spans: Block,
     /// How many instructions each computation has.
     sizes: Vec<usize>,
+    /// The length of the printed text: a piece read back need not have room for more.
+    text_bytes: usize,
 }
 
 /// One compressed block of the printed text: held in memory, or put aside in the scratch
@@ -112,10 +114,17 @@ impl Snapshot {
         // The second share's blocks are printed on the other thread, so they are held until
         // the first share's are put aside, in order.
         let (mut blocks, mut tail) = (Vec::new(), Vec::new());
+        let (mut head_bytes, mut tail_bytes) = (0usize, 0usize);
         crate::print::print_ir_module_handing_out(
             module,
-            &mut |text| blocks.push(aside.put(compress(text))),
-            &mut |text| tail.push(compress(text)),
+            &mut |text| {
+                head_bytes += text.len();
+                blocks.push(aside.put(compress(text)));
+            },
+            &mut |text| {
+                tail_bytes += text.len();
+                tail.push(compress(text));
+            },
         );
         blocks.extend(tail.into_iter().map(|bytes| aside.put(bytes)));
         Snapshot {
@@ -123,13 +132,14 @@ impl Snapshot {
             spans: aside.put(spans.bytes),
             aside,
             sizes,
+            text_bytes: head_bytes.saturating_add(tail_bytes),
         }
     }
 
     /// Replaces `module` with the module the snapshot was taken of, freeing it first so that
     /// the two are never held at once.
     pub(super) fn restore(&self, module: &mut Module) -> Result<(), AssignError> {
-        self.restore_in_pieces_of(module, PIECE_BYTES)
+        self.restore_in_pieces_of(module, PIECE_BYTES.min(self.text_bytes))
     }
 
     /// [`Snapshot::restore`], reading the text back in pieces of about `piece_bytes`.

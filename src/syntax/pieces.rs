@@ -52,11 +52,11 @@ impl<R: Read> TextPieces<R> {
 
     /// Reads up to [`READ_BYTES`] more onto `buffer`; how many it read.
     fn read_more(&mut self) -> std::io::Result<usize> {
-        if self.buffer.capacity() == 0 {
+        let room = self.piece_bytes.saturating_add(2 * READ_BYTES);
+        if self.buffer.capacity() < room {
             // Room for a piece and the reads that find its end, so that it is not copied
-            // as it grows.
-            self.buffer
-                .reserve_exact(self.piece_bytes.saturating_add(2 * READ_BYTES));
+            // as it grows; taken when reading, not while the last piece is still held.
+            self.buffer.reserve_exact(room - self.buffer.len());
         }
         let start = self.buffer.len();
         self.buffer.resize(start + READ_BYTES, 0);
@@ -114,9 +114,9 @@ impl<R: Read> Iterator for TextPieces<R> {
             Ok(cut) => cut?,
             Err(error) => return Some(Err(PieceError::Read(error))),
         };
-        // The rest starts the next piece, in room for a whole one.
-        let mut next = Vec::with_capacity(self.piece_bytes.saturating_add(2 * READ_BYTES));
-        next.extend_from_slice(self.buffer.get(cut..).unwrap_or_default());
+        // The rest starts the next piece; room for the whole of it is made when it is read
+        // (`read_more`), once the caller is done with this one.
+        let next = self.buffer.get(cut..).unwrap_or_default().to_vec();
         self.buffer.truncate(cut);
         let piece = std::mem::replace(&mut self.buffer, next);
         self.searched = 0;
