@@ -5,7 +5,8 @@
 mod common;
 
 use hlo_layout::ir::Module;
-use hlo_layout::syntax::{computation_end_after, computation_end_before};
+use hlo_layout::syntax::pieces::TextPieces;
+use hlo_layout::syntax::{computation_end_after, computation_end_before, instruction_line_start};
 
 /// `text` in pieces of about `size` bytes, each cut after a line holding only `}`.
 fn pieces(text: &str, size: usize) -> Vec<String> {
@@ -20,9 +21,20 @@ fn pieces(text: &str, size: usize) -> Vec<String> {
     pieces
 }
 
+/// `text` in the pieces the command reads a large file in, of about `size` bytes: whole
+/// computations, or runs of the lines of one longer than `size`.
+fn text_pieces(text: &str, size: usize) -> Vec<String> {
+    TextPieces::new(text.as_bytes(), size)
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn in_pieces(text: &str, size: usize) -> Option<Module> {
-    let pieces = pieces(text, size).into_iter().map(Ok::<String, ()>);
-    match hlo_layout::parse_module_in_pieces(pieces) {
+    lowered(pieces(text, size))
+}
+
+fn lowered(pieces: Vec<String>) -> Option<Module> {
+    match hlo_layout::parse_module_in_pieces(pieces.into_iter().map(Ok::<String, ()>)) {
         Ok(module) => module,
         Err(()) => unreachable!("the pieces given hold no error"),
     }
@@ -44,26 +56,23 @@ fn spans(module: &Module) -> Vec<(String, hlo_layout::span::Span)> {
 /// What lowering `text` in pieces of `size` bytes gives against one pass: `Some(true)` the
 /// same module, `None` no module; a different module fails.
 fn agrees(name: &str, text: &str, size: usize) -> Option<bool> {
+    agrees_in(name, text, pieces(text, size), &format!("pieces of {size}"))
+}
+
+/// [`agrees`] for `pieces` of `text`, which `how` describes.
+fn agrees_in(name: &str, text: &str, pieces: Vec<String>, how: &str) -> Option<bool> {
     let whole = hlo_layout::parse_module(text);
-    let piecewise = in_pieces(text, size)?;
+    let piecewise = lowered(pieces)?;
     let whole = match whole {
         Ok(whole) => whole,
-        Err(errors) => panic!(
-            "{name} (pieces of {size}): a module from pieces of text with errors: {errors:?}"
-        ),
+        Err(errors) => {
+            panic!("{name} ({how}): a module from pieces of text with errors: {errors:?}")
+        }
     };
     let print = hlo_layout::print::print_ir_module;
-    assert_eq!(
-        print(&piecewise),
-        print(&whole),
-        "{name} (pieces of {size})"
-    );
-    assert_eq!(
-        spans(&piecewise),
-        spans(&whole),
-        "{name} (pieces of {size})"
-    );
-    assert_eq!(piecewise.entry, whole.entry, "{name} (pieces of {size})");
+    assert_eq!(print(&piecewise), print(&whole), "{name} ({how})");
+    assert_eq!(spans(&piecewise), spans(&whole), "{name} ({how})");
+    assert_eq!(piecewise.entry, whole.entry, "{name} ({how})");
     Some(true)
 }
 
@@ -84,10 +93,16 @@ fn corpus_modules_in_pieces_are_the_modules_one_pass_gives() {
                 let text = &text[range];
                 seen += 1;
                 // Every cut there is, a few, and none.
-                let results: Vec<_> = [1, 3000, 200_000, usize::MAX]
+                let mut results: Vec<_> = [1, 3000, 200_000, usize::MAX]
                     .into_iter()
                     .map(|size| agrees(&name, text, size))
                     .collect();
+                // As the command cuts a large file: long computations at instruction lines.
+                for size in [3000, 200_000] {
+                    let pieces = text_pieces(text, size);
+                    let how = format!("{} text pieces of {size}", pieces.len());
+                    results.push(agrees_in(&name, text, pieces, &how));
+                }
                 // Whether it can be lowered in pieces does not depend on where it is cut.
                 let whole_ok = hlo_layout::parse_module(text).is_ok();
                 if whole_ok && results.iter().all(Option::is_some) {
@@ -120,19 +135,60 @@ fn an_error_in_a_later_piece_gives_no_module() {
 }
 
 #[test]
-fn a_cut_inside_a_computation_or_a_string_gives_no_module() {
+fn a_cut_inside_a_string_or_a_line_gives_no_module() {
     let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p), metadata={op_name=\"a\n}\nb\"}\n}\n";
     let whole = hlo_layout::parse_module(text);
     let cut = computation_end_after(text.as_bytes(), 1).unwrap_or(text.len());
     let pieces = [text[..cut].to_string(), text[cut..].to_string()];
     let piecewise = hlo_layout::parse_module_in_pieces(pieces.map(Ok::<String, ()>));
     assert!(matches!(piecewise, Ok(None)), "{whole:?}");
-    // Pieces that are not whole computations.
+    // Pieces cut inside a line.
     let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n";
-    let at = text.find("  ROOT").unwrap_or(0);
+    let at = text.find("negate").unwrap_or(0);
     let pieces = [text[..at].to_string(), text[at..].to_string()];
     let piecewise = hlo_layout::parse_module_in_pieces(pieces.map(Ok::<String, ()>));
     assert!(matches!(piecewise, Ok(None)));
+}
+
+/// A module in three pieces cut at any two places: the module one pass gives, spans
+/// included, or none; and the module whenever both cuts are at the start of an instruction
+/// line, as a computation longer than a piece is cut.
+#[test]
+fn any_two_cuts_give_the_module_or_none_and_instruction_lines_the_module() {
+    let text = "HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}\n\n%a (x: f32[], y: f32[]) -> f32[] {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  c = f32[] constant(0)\n  q = f32[] reduce(p, c), dimensions={0}, to_apply=%a\n  s = (f32[], f32[]) tuple(q, c)\n  g = f32[] get-tuple-element(s), index=0\n  ROOT t = f32[] reduce(p, g), dimensions={0}, to_apply=%a\n}\n\n// the end\n";
+    let whole = hlo_layout::parse_module(text).unwrap_or_else(|e| panic!("{e:?}"));
+    let print = hlo_layout::print::print_ir_module;
+    // Where a computation longer than a piece is cut: instruction lines but a body's first.
+    let line_starts: Vec<usize> = (1..text.len())
+        .filter(|&at| instruction_line_start(text.as_bytes(), at - 1) == Some(at))
+        .collect();
+    assert_eq!(line_starts.len(), 7, "{line_starts:?}");
+    let mut lowered = 0;
+    for first in 0..=text.len() {
+        for second in first..=text.len() {
+            let pieces = [&text[..first], &text[first..second], &text[second..]]
+                .map(|piece| Ok::<String, ()>(piece.to_string()));
+            let Ok(piecewise) = hlo_layout::parse_module_in_pieces(pieces) else {
+                unreachable!("the pieces given hold no error")
+            };
+            let at_lines = [first, second]
+                .iter()
+                .all(|cut| line_starts.contains(cut) || [0, text.len()].contains(cut));
+            let Some(piecewise) = piecewise else {
+                assert!(!at_lines, "cut at {first} and {second}: no module");
+                continue;
+            };
+            lowered += 1;
+            let cuts = format!("cut at {first} and {second}");
+            assert_eq!(print(&piecewise), print(&whole), "{cuts}");
+            assert_eq!(spans(&piecewise), spans(&whole), "{cuts}");
+            assert_eq!(piecewise.entry, whole.entry, "{cuts}");
+        }
+    }
+    assert!(
+        lowered > line_starts.len() * line_starts.len() / 2,
+        "{lowered}"
+    );
 }
 
 #[test]

@@ -19,20 +19,57 @@ use crate::syntax::ast;
 
 /// Parses `piece` into `lowering` on two threads, the rest of the piece read ahead
 /// (`crate::lower::read_ahead`), when it is long enough and has an instruction line to cut
-/// at, as `crate::parse_module` parses a long text. `None` when it is not parsed so; the
-/// lowering may then have heard part of it ([`ModuleLowering::rewind`]).
+/// at ([`tail_ahead_cut`]), as `crate::parse_module` parses a long text. `None` when it is
+/// not parsed so; the lowering may then have heard part of it ([`ModuleLowering::rewind`]).
 fn parse_piece_on_two_threads<'s>(
     piece: &'s str,
     lowering: &mut ModuleLowering<'s>,
 ) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
+    let cut = tail_ahead_cut(piece)?;
+    let run_bytes = crate::lower::read_ahead::RUN_BYTES;
+    crate::lower::read_ahead::parse_with_tail_ahead(piece, 0..piece.len(), cut, run_bytes, lowering)
+}
+
+/// Where [`parse_piece_on_two_threads`] cuts `piece`, if it does.
+fn tail_ahead_cut(piece: &str) -> Option<usize> {
     let range = 0..piece.len();
     let min_bytes = crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES);
     let preamble = || crate::syntax::preamble_end(piece, 0..piece.len()).unwrap_or(0);
     let no_halves = |_| None;
     let cuts = crate::parallel::parse_cuts(piece, range.clone(), min_bytes, preamble, no_halves)?;
-    let cut = crate::syntax::instruction_line_cut(piece, range.clone(), cuts.tail_ahead)?;
-    let run_bytes = crate::lower::read_ahead::RUN_BYTES;
-    crate::lower::read_ahead::parse_with_tail_ahead(piece, range, cut, run_bytes, lowering)
+    crate::syntax::instruction_line_cut(piece, range, cuts.tail_ahead)
+}
+
+/// Parses a piece that goes on with a computation the last piece left open, or leaves one
+/// open for the next, into `lowering`, which holds that computation: on two threads as
+/// [`parse_piece_on_two_threads`] does when it can, else on one, never in halves lowered
+/// apart. `None` when it does not parse; `lowering` has then heard part of it and cannot
+/// hear it again, and the caller reads the text whole.
+fn parse_piece_going_on<'s>(
+    piece: &'s str,
+    lowering: &mut ModuleLowering<'s>,
+) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
+    if tail_ahead_cut(piece).is_some() {
+        return parse_piece_on_two_threads(piece, lowering);
+    }
+    let tree = crate::syntax::parse_module_into(piece, 0..piece.len(), lowering).ok()?;
+    Some((tree, None))
+}
+
+/// Whether `piece` ends with an instruction line of a computation body, as a piece cut
+/// inside a computation longer than a piece does
+/// ([`crate::syntax::pieces::TextPieces`]): its last line is indented by two spaces and
+/// begins with a name or `ROOT`.
+fn ends_inside_a_body(piece: &str) -> bool {
+    let Some(text) = piece.strip_suffix('\n') else {
+        return false;
+    };
+    let last_line = &text[text.rfind('\n').map_or(0, |line_break| line_break + 1)..];
+    let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
+    last_line
+        .strip_prefix("  ")
+        .and_then(|rest| rest.bytes().next())
+        .is_some_and(starts_a_name)
 }
 
 /// Parses `piece` into `lowering` on two threads in two halves, cut between computations
@@ -84,9 +121,13 @@ pub(crate) fn lower_in_pieces<E>(
         let Some(piece) = pieces.next() else {
             break;
         };
-        let piece = piece?;
+        let mut piece = piece?;
+        if piece.is_empty() {
+            continue;
+        }
         let first = preamble.is_none();
-        if !first && crate::syntax::holds_no_token(&piece) {
+        let reopened_head_bytes = carried.open_head_line().map(str::len);
+        if !first && reopened_head_bytes.is_none() && crate::syntax::holds_no_token(&piece) {
             // Blank lines and comments after the last computation, which a parse of them
             // alone refuses.
             offset = offset.saturating_add(piece.len());
@@ -96,40 +137,61 @@ pub(crate) fn lower_in_pieces<E>(
         let (Some(taken), false) = (taken, first && headerless(&piece)) else {
             return Ok(None);
         };
+        let text_bytes = piece.len();
+        // A computation longer than a piece comes in several: a piece that goes on with it
+        // is read after its head line again, and one that leaves it open before a `}`
+        // that does not close it, so that each reads as whole computations.
+        if let Some(head_line) = carried.open_head_line() {
+            piece.insert_str(0, head_line);
+        }
+        let leaves_open = ends_inside_a_body(&piece);
+        if leaves_open {
+            piece.push_str("}\n");
+        }
+        // Spans in the piece as read move by this to be spans in the whole text.
+        let Some(shift) = offset.checked_sub(reopened_head_bytes.unwrap_or(0)) else {
+            return Ok(None);
+        };
         let async_chains = carried.async_chains();
         let mut lowering = ModuleLowering::resume(&piece, std::mem::take(&mut carried), taken);
-        let on_two_threads = parse_piece_in_halves(&piece, &mut lowering)
-            .or_else(|| parse_piece_on_two_threads(&piece, &mut lowering));
-        let parsed = match on_two_threads {
-            Some(parsed) => Some(parsed),
-            None => {
-                // Read on one thread, as a whole text that cannot be cut is.
-                let carried = lowering.rewind(taken, async_chains);
-                lowering = ModuleLowering::resume(&piece, carried, taken);
-                let tree = crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut lowering);
-                tree.ok().map(|tree| (tree, None))
+        let parsed = if reopened_head_bytes.is_some() || leaves_open {
+            if leaves_open {
+                // Where the `}` added ends, just before its line break.
+                lowering.hold_open_at(piece.len() - 1);
+            }
+            parse_piece_going_on(&piece, &mut lowering)
+        } else {
+            let on_two_threads = parse_piece_in_halves(&piece, &mut lowering)
+                .or_else(|| parse_piece_on_two_threads(&piece, &mut lowering));
+            match on_two_threads {
+                Some(parsed) => Some(parsed),
+                None => {
+                    // Read on one thread, as a whole text that cannot be cut is.
+                    let carried = lowering.rewind(taken, async_chains);
+                    lowering = ModuleLowering::resume(&piece, carried, taken);
+                    let tree =
+                        crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut lowering);
+                    tree.ok().map(|tree| (tree, None))
+                }
             }
         };
         let Some((tree, lowered_preamble)) = parsed else {
             return Ok(None);
         };
-        let (Some(mut closed), None) = (lowering.take_piece(), &tree.instruction) else {
+        let (Some(mut closed), None) = (lowering.take_piece(shift), &tree.instruction) else {
             return Ok(None);
         };
-        for computation in &mut closed {
-            computation.move_spans(offset);
-        }
         computations.append(&mut closed);
         if first {
             preamble = Some(lowered_preamble.unwrap_or_else(|| LoweredPreamble::new(&tree)));
         } else if tree.header.is_some() || !tree.tables.is_empty() {
             return Ok(None);
         }
-        match lowering.suspend() {
+        match lowering.suspend(shift) {
             Some(next) => carried = next,
             None => return Ok(None),
         }
-        offset = offset.saturating_add(piece.len());
+        offset = offset.saturating_add(text_bytes);
     }
     let Some(preamble) = preamble else {
         return Ok(None);

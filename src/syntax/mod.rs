@@ -317,6 +317,13 @@ pub fn instruction_line_cut(
     offset: usize,
 ) -> Option<usize> {
     let bytes = source.get(range.clone())?.as_bytes();
+    instruction_line_start(bytes, offset).map(|line| range.start + line)
+}
+
+/// [`instruction_line_cut`] of bytes: the start of the first line at or after `offset`
+/// that is indented by two spaces and begins with a name or `ROOT`, not the first line of a
+/// body.
+pub fn instruction_line_start(bytes: &[u8], offset: usize) -> Option<usize> {
     let line_break = memchr::memmem::Finder::new(b"\n  ");
     let mut from = offset.min(bytes.len());
     while let Some(found) = bytes.get(from..).and_then(|rest| line_break.find(rest)) {
@@ -325,7 +332,7 @@ pub fn instruction_line_cut(
         // The lexer tells a body's `{` from the text after it, so a part may not end there.
         let opens_a_body = bytes[..line - 1].trim_ascii_end().ends_with(b"{");
         if bytes.get(line + 2).copied().is_some_and(starts_a_name) && !opens_a_body {
-            return Some(range.start + line);
+            return Some(line);
         }
         from = line;
     }

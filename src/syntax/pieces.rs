@@ -1,11 +1,16 @@
-//! A module's text read from any [`std::io::Read`] in pieces of whole computations, for
+//! A module's text read from any [`std::io::Read`] in pieces of whole computations (or
+//! runs of the lines of one longer than a piece), for
 //! [`crate::parse_module_in_pieces`]: a file the command reads, or text a pass kept
 //! compressed. Only one piece, and what is read past it to find its end, is held at a time.
 
 use std::io::Read;
 
-/// How much is read at a time while looking for the end of a piece.
+/// How much is read at a time while looking for the end of a piece, at most: no more than
+/// a piece, so that a piece is at most about two pieces long, however small pieces are.
 const READ_BYTES: usize = 1 << 20;
+
+/// How much is read at a time, at least.
+const MIN_READ_BYTES: usize = 4 << 10;
 
 /// Why a piece could not be given.
 #[derive(Debug, thiserror::Error)]
@@ -23,8 +28,9 @@ pub enum PieceError {
 
 /// The text of a reader in pieces of whole computations: each ends just after the last line
 /// holding only `}` within `piece_bytes`, or, when a computation is longer, the first one
-/// past it (a guess, which [`crate::parse_module_in_pieces`] checks), or at the end of the
-/// text. Together, in order, they are the reader's text.
+/// past it in what has been read, or else before the first instruction line past it, in
+/// that computation's body (guesses, which [`crate::parse_module_in_pieces`] checks), or at
+/// the end of the text. Together, in order, they are the reader's text.
 pub struct TextPieces<R> {
     reader: R,
     piece_bytes: usize,
@@ -50,16 +56,18 @@ impl<R: Read> TextPieces<R> {
         }
     }
 
-    /// Reads up to [`READ_BYTES`] more onto `buffer`; how many it read.
+    /// Reads up to a piece's bytes, within [`MIN_READ_BYTES`] and [`READ_BYTES`], more onto
+    /// `buffer`; how many it read.
     fn read_more(&mut self) -> std::io::Result<usize> {
-        let room = self.piece_bytes.saturating_add(2 * READ_BYTES);
+        let read_bytes = self.piece_bytes.clamp(MIN_READ_BYTES, READ_BYTES);
+        let room = self.piece_bytes.saturating_add(2 * read_bytes);
         if self.buffer.capacity() < room {
             // Room for a piece and the reads that find its end, so that it is not copied
             // as it grows; taken when reading, not while the last piece is still held.
             self.buffer.reserve_exact(room - self.buffer.len());
         }
         let start = self.buffer.len();
-        self.buffer.resize(start + READ_BYTES, 0);
+        self.buffer.resize(start + read_bytes, 0);
         let mut filled = start;
         let read = loop {
             match self.reader.read(&mut self.buffer[filled..]) {
@@ -93,6 +101,12 @@ impl<R: Read> TextPieces<R> {
                 }
                 let from = self.searched.max(piece_bytes);
                 if let Some(cut) = super::computation_end_after(&self.buffer, from) {
+                    return Ok(Some(cut));
+                }
+                // No computation ends in what is read: one longer than a piece (a
+                // pre-optimization entry, say) is cut at an instruction line, so that its
+                // text is never held whole.
+                if let Some(cut) = super::instruction_line_start(&self.buffer, from) {
                     return Ok(Some(cut));
                 }
                 // A line `}` may start in the last bytes and end in what is read next.
@@ -149,7 +163,7 @@ mod tests {
         }
     }
 
-    fn module_text() -> String {
+    fn module_text(entry_lines: usize) -> String {
         let mut text = String::from("HloModule m\n\n");
         for i in 0..30 {
             text.push_str(&format!(
@@ -157,7 +171,7 @@ mod tests {
             ));
         }
         text.push_str("ENTRY %e {\n");
-        for i in 0..40 {
+        for i in 0..entry_lines {
             text.push_str(&format!("  %x{i} = f32[] parameter({i})\n"));
         }
         text.push_str("  ROOT %t = f32[] copy(%x0)\n}\n\n");
@@ -166,7 +180,7 @@ mod tests {
 
     #[test]
     fn pieces_end_where_computations_do_however_the_reader_gives_bytes() {
-        let text = module_text();
+        let text = module_text(40);
         for step in [1, 7, 64, usize::MAX] {
             let reader = Trickle {
                 text: text.as_bytes(),
@@ -188,8 +202,36 @@ mod tests {
     }
 
     #[test]
+    fn a_computation_longer_than_a_piece_and_a_read_is_cut_at_instruction_lines() {
+        let text = module_text(4000);
+        let piece_bytes = 1000;
+        let pieces: Vec<String> = TextPieces::new(text.as_bytes(), piece_bytes)
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pieces.concat(), text);
+        // The entry's 120 KB come in pieces no longer than a piece and two reads, each but
+        // its last ending before one of its instruction lines.
+        let cut_inside = pieces.iter().filter(|p| !p.ends_with("\n}\n")).count();
+        assert!(cut_inside > 20, "{cut_inside} of {} pieces", pieces.len());
+        for pair in pieces.windows(2) {
+            if !pair[0].ends_with("\n}\n") {
+                assert!(pair[1].starts_with("  %x") || pair[1].starts_with("  ROOT"));
+            }
+        }
+        let longest = pieces.iter().map(String::len).max().unwrap_or(0);
+        assert!(longest <= piece_bytes + 2 * MIN_READ_BYTES, "{longest}");
+        let whole = crate::parse_module(&text).unwrap_or_else(|e| panic!("{e:?}"));
+        let piecewise = crate::parse_module_in_pieces(pieces.into_iter().map(Ok::<_, ()>));
+        let Ok(Some(piecewise)) = piecewise else {
+            panic!("not lowered in pieces");
+        };
+        let print = crate::print::print_ir_module;
+        assert_eq!(print(&piecewise), print(&whole));
+    }
+
+    #[test]
     fn bytes_that_are_not_utf8_are_refused_with_their_offset() {
-        let mut bytes = module_text().into_bytes();
+        let mut bytes = module_text(40).into_bytes();
         let bad = bytes.len() - 30;
         bytes[bad] = 0xff;
         let refused = TextPieces::new(&bytes[..], 200).find_map(Result::err);

@@ -179,17 +179,25 @@ impl Computation {
     /// Moves the spans of the computation and its instructions `by` bytes on, for text
     /// lowered apart from the text before it. Empty spans, which name no text, stay empty.
     pub(crate) fn move_spans(&mut self, by: usize) {
-        let moved = |span: Span| {
-            if span == Span::default() {
-                span
-            } else {
-                Span::new(span.start.saturating_add(by), span.end.saturating_add(by))
+        self.span = moved_span(self.span, by);
+        self.move_instruction_spans_from(0, by);
+    }
+
+    /// Moves the spans of the instructions at graph node `first` and after (in the order
+    /// they were added), not the computation's own, `by` bytes on: for a computation lowered
+    /// from text that came in parts, each part's instructions moved by that part's offset.
+    pub(crate) fn move_instruction_spans_from(&mut self, first: usize, by: usize) {
+        for index in first..self.graph.node_bound() {
+            if let Some(instruction) = self.graph.node_weight_mut(Node::new(index)) {
+                instruction.span = moved_span(instruction.span, by);
             }
-        };
-        self.span = moved(self.span);
-        for instruction in self.graph.node_weights_mut() {
-            instruction.span = moved(instruction.span);
         }
+    }
+
+    /// How many graph nodes the computation has used, removed ones included: the node an
+    /// instruction added next takes, while none was removed.
+    pub(crate) fn node_bound(&self) -> usize {
+        self.graph.node_bound()
     }
 
     /// The id of graph node `node`.
@@ -640,5 +648,14 @@ fn move_to_exact_room<T>(items: &mut Vec<T>) {
         let mut exact = Vec::with_capacity(items.len());
         exact.append(items);
         *items = exact;
+    }
+}
+
+/// `span` moved `by` bytes on; an empty span, which names no text, stays empty.
+fn moved_span(span: Span, by: usize) -> Span {
+    if span == Span::default() {
+        span
+    } else {
+        Span::new(span.start.saturating_add(by), span.end.saturating_add(by))
     }
 }

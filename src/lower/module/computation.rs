@@ -123,9 +123,94 @@ pub(super) struct OpenComputation<'s> {
     shapes_to_infer: bool,
     /// Whether an instruction continues an async chain (see [`Closed`]).
     async_chains: bool,
+    /// For a computation reopened ([`OpenComputation::resume`]): its graph nodes below this
+    /// one have spans in the whole text already.
+    pub(super) placed_nodes: Option<usize>,
+}
+
+/// What of an open computation lowering keeps when the text read so far goes before its
+/// closing brace is read: nothing that borrows the text (`crate::lower::pieces`).
+pub(crate) struct SuspendedComputation {
+    computation: Computation,
+    root: Option<InstrId>,
+    out_of_order: bool,
+    parameters: Vec<(i64, InstrId)>,
+    shapes_to_infer: bool,
+    async_chains: bool,
+    /// The graph nodes below this one have spans moved into the whole text already.
+    pub(super) placed_nodes: usize,
 }
 
 impl<'s> OpenComputation<'s> {
+    /// What carries on without the text: `None` when anything still names text (an operand
+    /// not yet resolved, a line left out, a computation written in place, a callee
+    /// `resolve` does not find). Calls are resolved now, each callee pushed on its
+    /// instruction's list: an instruction's calls are all on its line, so each list keeps
+    /// its attribute order.
+    pub(super) fn suspend(
+        self,
+        resolve: impl Fn(&str) -> Option<ComputationId>,
+    ) -> Option<SuspendedComputation> {
+        let OpenComputation {
+            head: _,
+            mut computation,
+            pending,
+            root,
+            dropped,
+            out_of_order,
+            calls,
+            in_place,
+            parameters,
+            shapes_to_infer,
+            async_chains,
+            placed_nodes: _,
+        } = self;
+        if !(pending.is_empty() && dropped.is_empty() && in_place.is_empty()) {
+            return None;
+        }
+        for (instruction, callee) in calls {
+            let Callee::Named(name, _) = callee else {
+                return None;
+            };
+            let callee = resolve(name.text)?;
+            computation.instruction_mut(instruction).called.push(callee);
+        }
+        Some(SuspendedComputation {
+            placed_nodes: computation.node_bound(),
+            computation,
+            root,
+            out_of_order,
+            parameters,
+            shapes_to_infer,
+            async_chains,
+        })
+    }
+
+    /// The computation `suspended` reopened under `head`, its head read again.
+    pub(super) fn resume(
+        head: ast::ComputationHead<'s>,
+        suspended: SuspendedComputation,
+    ) -> OpenComputation<'s> {
+        let SuspendedComputation {
+            computation,
+            root,
+            out_of_order,
+            parameters,
+            shapes_to_infer,
+            async_chains,
+            placed_nodes,
+        } = suspended;
+        OpenComputation {
+            placed_nodes: Some(placed_nodes),
+            root,
+            out_of_order,
+            parameters,
+            shapes_to_infer,
+            async_chains,
+            ..OpenComputation::new(head, computation)
+        }
+    }
+
     pub(super) fn new(
         head: ast::ComputationHead<'s>,
         computation: Computation,
@@ -142,6 +227,7 @@ impl<'s> OpenComputation<'s> {
             parameters: Vec::new(),
             shapes_to_infer: false,
             async_chains: false,
+            placed_nodes: None,
         }
     }
 

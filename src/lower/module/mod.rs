@@ -37,7 +37,7 @@ use super::parser_checks::check_unique_attributes;
 use crate::ir::module::{Computation, ComputationId, Module, PrintStyle, TextAttribute};
 use crate::syntax::ast::{self, Span, Term, WordKind};
 use callees::{callee_list_text, Callee, CalleeList, InPlaceAttribute, PendingCall};
-use computation::{Closed, ComputationLowering, OpenComputation};
+use computation::{Closed, ComputationLowering, OpenComputation, SuspendedComputation};
 use memo::Memo;
 use names::{computation_above, name_in_place_computations, reserved_name};
 use preamble::header_and_tables;
@@ -77,6 +77,14 @@ pub struct ModuleLowering<'s> {
     memo: Memo<'s>,
     closed: Closed<'s>,
     spare: SpareVecs<'s>,
+    /// A computation the text before this lowering's left open: the first head this
+    /// lowering hears is its head read again, and reopens it (`crate::lower::pieces`).
+    reopen: Option<SuspendedComputation>,
+    /// The computation reopened: how many of its graph nodes have spans in the whole text.
+    reopened_placed_nodes: Option<usize>,
+    /// Where the `}` that ends this lowering's text ends, when it was added there to close
+    /// a computation the text after goes on with: that computation stays open.
+    held_open_at: Option<usize>,
 }
 
 /// The operand and attribute vectors of the last line lowered, emptied, for the parser to
@@ -134,6 +142,11 @@ impl<'s> ast::Sink<'s> for ModuleLowering<'s> {
 
 impl<'s> ModuleLowering<'s> {
     fn begin(&mut self, head: ast::ComputationHead<'s>) {
+        if let Some(suspended) = self.reopen.take() {
+            self.reopened_placed_nodes = Some(suspended.placed_nodes);
+            self.open = Some(OpenComputation::resume(head, suspended));
+            return;
+        }
         if let Some(message) = reserved_name(&head.name, "computation") {
             self.closed.errors.push(ModuleError::Invalid {
                 message,
@@ -165,6 +178,9 @@ impl<'s> ModuleLowering<'s> {
     }
 
     fn end(&mut self, attributes: Vec<ast::Attribute<'s>>, end: usize) {
+        if self.held_open_at == Some(end) && attributes.is_empty() {
+            return;
+        }
         let Some(mut open) = self.open.take() else {
             return;
         };
