@@ -278,16 +278,29 @@ pub fn parse_module(text: &str) -> Result<ir::Module, Vec<Error>> {
 
 /// [`parse_module`] for a module whose text arrives in pieces, so that no more than one
 /// piece is held at a time: each piece is whole computations (the first one starts the
-/// text, header and all), and together, in order, they make up the module's text. Gives
-/// the module [`parse_module`] would give, spans into the whole text, or `None` when it
-/// cannot tell that it would: when the text has an error, when a piece does not end where a
-/// computation does, or when it writes a computation in place or is a lone instruction.
+/// text, header and all), or ends before an instruction line of a computation that the
+/// next piece goes on with ([`syntax::pieces::TextPieces`] cuts so); together, in order,
+/// they make up the module's text. Gives the module [`parse_module`] would give, spans into
+/// the whole text, or `None` when it cannot tell that it would: when the text has an error,
+/// when a piece ends elsewhere, or when it writes a computation in place or is a lone
+/// instruction.
 /// The caller then reads the text whole, which reports every error. An error of `pieces`
 /// ends the reading and is returned.
 pub fn parse_module_in_pieces<E>(
     pieces: impl IntoIterator<Item = Result<String, E>>,
 ) -> Result<Option<ir::Module>, E> {
-    lower::pieces::lower_in_pieces(pieces)
+    lower::pieces::lower_in_pieces(pieces, None)
+}
+
+/// [`parse_module_in_pieces`] for a text of `text_bytes` bytes in all (a hint, the size of
+/// the file read, say): a computation longer than a piece is given room for its
+/// instructions in the rest of the text once, when its first piece is read, rather than
+/// grown as later pieces add to it, which copies all of it at each doubling.
+pub fn parse_module_in_pieces_of<E>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+    text_bytes: usize,
+) -> Result<Option<ir::Module>, E> {
+    lower::pieces::lower_in_pieces(pieces, Some(text_bytes))
 }
 
 /// Like [`parse_module`] for `text[range]`, one part of a `// -----` split file.

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use hlo_layout::print::{
     ir_module_digest, print_ir_module, write_ir_module, write_ir_module_spilling,
 };
+use hlo_layout::syntax::pieces::TextPieces;
 
 struct Counting;
 
@@ -371,6 +372,38 @@ fn long_computation_text(lines: usize) -> String {
     }
     text.push_str("}\n");
     text
+}
+
+/// A computation far longer than a piece, lowered from its text in pieces, holds about a
+/// piece of its text at a time beside its graph, which is given room once for the whole
+/// text rather than grown piece after piece (a copy of all of it at each doubling).
+#[test]
+fn a_computation_longer_than_a_piece_is_lowered_without_its_whole_text() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lines = 100_000;
+    let text = long_computation_text(lines);
+    let piece_bytes = 256 << 10;
+    let start = LIVE.load(Relaxed);
+    let (module, peak) = peak_during(|| {
+        let pieces = TextPieces::new(text.as_bytes(), piece_bytes);
+        hlo_layout::parse_module_in_pieces_of(pieces, text.len())
+    });
+    let held = LIVE.load(Relaxed).saturating_sub(start);
+    let module = module.unwrap_or_else(|e| panic!("{e}"));
+    let module = module.expect("lowered in pieces");
+    assert_eq!(module.computations()[0].len(), lines + 1);
+    let beyond = peak.saturating_sub(held);
+    eprintln!(
+        "{} bytes of text, {held} held, {beyond} more at the peak",
+        text.len()
+    );
+    // The text whole, or a copy of the graph, would be over 6 MB (6.3 MB grown without
+    // the text's size; the text was read whole before it was cut inside a computation).
+    assert!(text.len() > 6 << 20, "{} bytes", text.len());
+    assert!(
+        beyond < 2 << 20,
+        "{beyond} bytes beyond the module at the peak"
+    );
 }
 
 /// Assigning layouts to a long computation holds little beyond the module: its copy of the

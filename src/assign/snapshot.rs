@@ -3,8 +3,8 @@
 //! the chosen layouts) without holding a copy of the module beside the one it assigns. The
 //! text is compressed as it is printed, a block at a time (to about a fifth of its size),
 //! put aside in the program's scratch file where it gave one ([`crate::memory`]), and read
-//! back in pieces of whole computations ([`crate::parse_module_in_pieces`]), so neither the
-//! printed text nor a second module is ever held whole.
+//! back in pieces ([`crate::parse_module_in_pieces`]), so neither the printed text nor a
+//! second module is ever held whole.
 //!
 //! The text is what `fmt` prints, which reads back as the same module (the corpus tests
 //! check both ways give the same assignment); the spans are put back from the module the
@@ -156,8 +156,8 @@ impl Snapshot {
                 .map_or_else(|| "no module".to_string(), ToString::to_string)
         };
         let pieces = TextPieces::new(self.reader(), piece_bytes);
-        let read_back =
-            crate::parse_module_in_pieces(pieces).map_err(|e| restore_error(e.to_string()))?;
+        let read_back = crate::parse_module_in_pieces_of(pieces, self.text_bytes)
+            .map_err(|e| restore_error(e.to_string()))?;
         let mut restored = match read_back {
             Some(restored) => restored,
             // Text that pieces cannot tell of (a computation printed in place) is read

@@ -73,9 +73,9 @@ impl Source {
         Ok(&self.text)
     }
 
-    /// The module of a file left unread, lowered from its text read in pieces of whole
-    /// computations (`hlo_layout::parse_module_in_pieces`) and released: the whole text is
-    /// never held. `None` when the file was read whole, or when its text cannot be lowered
+    /// The module of a file left unread, lowered from its text read in pieces (whole
+    /// computations, or runs of the lines of a longer one: `hlo_layout::parse_module_in_pieces`)
+    /// and released: the whole text is never held. `None` when the file was read whole, or when its text cannot be lowered
     /// piece by piece (an error among them): the text is then read whole, [`Source::text`]
     /// holds it, and the caller lowers it, which reports every error.
     pub fn lower_in_pieces(&mut self) -> Result<Option<hlo_layout::ir::Module>, Diag> {
@@ -117,8 +117,11 @@ impl Source {
     ) -> Result<(Option<hlo_layout::ir::Module>, (usize, u64)), Diag> {
         let file =
             std::fs::File::open(&self.file).map_err(|error| read_error(&self.file, error))?;
+        // Only a hint, to size a computation longer than a piece once: the file may change.
+        let file_bytes = file.metadata().map_or(0, |m| m.len());
         let mut pieces = Pieces::new(&self.file, file, piece_bytes);
-        let module = hlo_layout::parse_module_in_pieces(&mut pieces)?;
+        let file_bytes = usize::try_from(file_bytes).unwrap_or(usize::MAX);
+        let module = hlo_layout::parse_module_in_pieces_of(&mut pieces, file_bytes)?;
         Ok((module, pieces.fingerprint()))
     }
 
@@ -238,7 +241,7 @@ impl StreamHash {
     }
 }
 
-/// A file's text in pieces of whole computations for `hlo_layout::parse_module_in_pieces`
+/// A file's text in pieces for `hlo_layout::parse_module_in_pieces`
 /// ([`hlo_layout::syntax::pieces::TextPieces`]), hashed as they are given out and with
 /// errors that name the file.
 struct Pieces<'f> {

@@ -5,12 +5,19 @@
 //! as a long text is: in halves cut between computations, or else with the rest of the
 //! piece read ahead (`crate::lower::read_ahead`).
 //!
+//! A computation longer than a piece (a pre-optimization entry, say) comes in several, cut
+//! before instruction lines. A piece that ends inside it is read with a `}` added, which
+//! leaves it open; what was lowered of it is carried to the next piece, which is read after
+//! its head line again, the head reopening it. Nothing carried borrows text: an operand
+//! named below its user, a line that did not lower or a computation written in place before
+//! the cut gives `None`, and calls are resolved at the cut.
+//!
 //! Invariant: whenever it gives a module, it is the module one pass over the whole text
-//! gives, spans included (each piece's spans are moved by the piece's offset). Anything
-//! else (a syntax or lowering error, a piece that does not end where a computation does, a
-//! computation written in place, a call to a computation below its caller, a lone
-//! instruction) gives `None`, and the caller reads the text whole, which reports every
-//! error in order.
+//! gives, spans included (each piece's spans are moved by the piece's offset, less the
+//! head line read again). Anything else (a syntax or lowering error, a piece that ends
+//! neither where a computation does nor before an instruction line, a computation written
+//! in place, a call to a computation below its caller, a lone instruction) gives `None`,
+//! and the caller reads the text whole, which reports every error in order.
 
 use super::module::pieces::Carried;
 use super::module::{LoweredPreamble, ModuleLowering};
@@ -100,11 +107,13 @@ fn parse_piece_in_halves<'s>(
     Some((tree, preamble))
 }
 
-/// The module of the text the pieces make up, in order; `None` when lowering it piece by
-/// piece cannot tell it is the module one pass over the whole text gives (see the module's
-/// doc), or when `pieces` gives an error, which is returned as well.
+/// The module of the text the pieces make up, in order, `text_bytes` long in all if that is
+/// known; `None` when lowering it piece by piece cannot tell it is the module one pass over
+/// the whole text gives (see the module's doc), or when `pieces` gives an error, which is
+/// returned as well.
 pub(crate) fn lower_in_pieces<E>(
     pieces: impl IntoIterator<Item = Result<String, E>>,
+    text_bytes: Option<usize>,
 ) -> Result<Option<Module>, E> {
     let mut carried = Carried::default();
     let mut computations = Vec::new();
@@ -137,7 +146,7 @@ pub(crate) fn lower_in_pieces<E>(
         let (Some(taken), false) = (taken, first && headerless(&piece)) else {
             return Ok(None);
         };
-        let text_bytes = piece.len();
+        let piece_text_bytes = piece.len();
         // A computation longer than a piece comes in several: a piece that goes on with it
         // is read after its head line again, and one that leaves it open before a `}`
         // that does not close it, so that each reads as whole computations.
@@ -157,7 +166,10 @@ pub(crate) fn lower_in_pieces<E>(
         let parsed = if reopened_head_bytes.is_some() || leaves_open {
             if leaves_open {
                 // Where the `}` added ends, just before its line break.
-                lowering.hold_open_at(piece.len() - 1);
+                let text_after = text_bytes.map_or(0, |all| {
+                    all.saturating_sub(offset.saturating_add(piece_text_bytes))
+                });
+                lowering.hold_open_at(piece.len() - 1, text_after);
             }
             parse_piece_going_on(&piece, &mut lowering)
         } else {
@@ -191,7 +203,7 @@ pub(crate) fn lower_in_pieces<E>(
             Some(next) => carried = next,
             None => return Ok(None),
         }
-        offset = offset.saturating_add(text_bytes);
+        offset = offset.saturating_add(piece_text_bytes);
     }
     let Some(preamble) = preamble else {
         return Ok(None);

@@ -842,7 +842,10 @@ impl<'s> ComputationLowering<'_, 's> {
         if self.open.computation.len() == SIZED_AT {
             if let Some(source) = self.memo.source {
                 if let Some(rest) = self.memo.lines.instructions_from(source, span.end) {
-                    self.open.computation.reserve(rest);
+                    // And an eighth more, which passes that add instructions (layout
+                    // assignment adds a few percent) take rather than copy the graph to
+                    // grow it; room never written takes no memory.
+                    self.open.computation.reserve(rest.saturating_add(rest / 8));
                 }
             }
         }

@@ -15,6 +15,11 @@
 pub(super) struct LineCounter {
     /// Where the last search ended; a computation starting before it is not sized.
     at: usize,
+    /// When the text ends inside a computation that more text goes on with (its last line
+    /// a `}` added to hold it open, `crate::lower::pieces`): how many bytes follow, so that
+    /// the computation is sized for them too, at their density of lines, rather than grown
+    /// piece after piece, a copy of the whole graph at each doubling.
+    text_after: usize,
 }
 
 impl LineCounter {
@@ -26,6 +31,12 @@ impl LineCounter {
     /// An instruction line is longer than this (`  a = f32[] add(b, c)` is 23 bytes), so
     /// that a computation of blank lines is not given room for an instruction per byte.
     const MIN_LINE_BYTES: usize = 16;
+
+    /// A counter for a text that ends inside a computation `text_after` more bytes go on
+    /// with.
+    pub(super) fn followed_by(text_after: usize) -> LineCounter {
+        LineCounter { at: 0, text_after }
+    }
 
     /// How many instructions the computation has after `start` in `text` (the end of a
     /// line, or of its header line), probably.
@@ -45,10 +56,17 @@ impl LineCounter {
         let body = &bytes[start..close];
         let newlines = memchr::memchr_iter(b'\n', body).count();
         // Newlines end the header line and each line after it, up to the `}` line.
-        let lines = newlines.saturating_sub(1);
+        let mut lines = newlines.saturating_sub(1);
+        let mut bytes_counted = body.len();
+        // The `}` line the text ends with closes nothing when more text follows.
+        if self.text_after > 0 && text.len() - close <= "}\r\n".len() {
+            let after = self.text_after as u128 * lines as u128 / body.len().max(1) as u128;
+            lines = lines.saturating_add(usize::try_from(after).unwrap_or(usize::MAX));
+            bytes_counted = bytes_counted.saturating_add(self.text_after);
+        }
         Some(
             lines
-                .min(body.len() / Self::MIN_LINE_BYTES)
+                .min(bytes_counted / Self::MIN_LINE_BYTES)
                 .min(Self::MAX_ROOM),
         )
     }
@@ -93,5 +111,24 @@ mod line_counter_tests {
         );
         let room = LineCounter::default().instructions_from(&text, 0).unwrap();
         assert_eq!(room, 100_000);
+    }
+
+    #[test]
+    fn a_computation_that_goes_on_after_the_text_is_sized_for_what_follows() {
+        let line = "  p = f32[] parameter(0)\n";
+        let text = format!("e {{\n{}}}\n", line.repeat(100));
+        // As many bytes again follow, at the same density: twice the lines.
+        let room = LineCounter::followed_by(text.len())
+            .instructions_from(&text, 0)
+            .unwrap();
+        assert!((199..=201).contains(&room), "{room}");
+        // A `}` line before the text's last closes the computation: nothing follows it.
+        let closed = format!("{text}f {{\n{line}}}\n");
+        let room = LineCounter::followed_by(text.len())
+            .instructions_from(&closed, 0)
+            .unwrap();
+        assert_eq!(room, 100);
+        let room = LineCounter::default().instructions_from(&text, 0).unwrap();
+        assert_eq!(room, 100);
     }
 }

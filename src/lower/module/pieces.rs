@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::callees::Callee;
 use super::computation::SuspendedComputation;
+use super::line_counter::LineCounter;
 use super::memo::Memo;
 use super::preamble::LoweredPreamble;
 use super::{Closed, ModuleLowering, SpareVecs};
@@ -77,9 +78,11 @@ impl<'s> ModuleLowering<'s> {
     }
 
     /// Keeps open the computation that the `}` ending at `end`, the last of the text, would
-    /// close: it was added to close a computation the next piece goes on with.
-    pub(crate) fn hold_open_at(&mut self, end: usize) {
+    /// close: it was added to close a computation the next piece goes on with, and
+    /// `text_after` bytes of text follow (0 when unknown), which it is sized for.
+    pub(crate) fn hold_open_at(&mut self, end: usize, text_after: usize) {
         self.held_open_at = Some(end);
+        self.memo.lines = LineCounter::followed_by(text_after);
     }
 
     /// What the next piece needs, once [`Self::take_piece`] took what it closed, with the
