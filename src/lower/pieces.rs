@@ -24,20 +24,21 @@ use super::module::{LoweredPreamble, ModuleLowering};
 use crate::ir::module::Module;
 use crate::syntax::ast;
 
-/// Parses `piece` into `lowering` on two threads, the rest of the piece read ahead
-/// (`crate::lower::read_ahead`), when it is long enough and has an instruction line to cut
-/// at ([`tail_ahead_cut`]), as `crate::parse_module` parses a long text. `None` when it is
-/// not parsed so; the lowering may then have heard part of it ([`ModuleLowering::rewind`]).
-fn parse_piece_on_two_threads<'s>(
+/// Parses `piece` into `lowering` on two threads, cut at `cut` ([`tail_ahead_cut`]), the
+/// rest of the piece read ahead (`crate::lower::read_ahead`), as `crate::parse_module`
+/// parses a long text. `None` when it does not parse so; the lowering may then have heard
+/// part of it ([`ModuleLowering::rewind`]).
+fn parse_piece_with_rest_ahead<'s>(
     piece: &'s str,
+    cut: usize,
     lowering: &mut ModuleLowering<'s>,
 ) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
-    let cut = tail_ahead_cut(piece)?;
     let run_bytes = crate::lower::read_ahead::RUN_BYTES;
     crate::lower::read_ahead::parse_with_tail_ahead(piece, 0..piece.len(), cut, run_bytes, lowering)
 }
 
-/// Where [`parse_piece_on_two_threads`] cuts `piece`, if it does.
+/// Where `piece` is cut to read it on two threads with the rest read ahead: when it is long
+/// enough and has an instruction line to cut at.
 fn tail_ahead_cut(piece: &str) -> Option<usize> {
     let range = 0..piece.len();
     let min_bytes = crate::parallel::threshold(crate::parallel::PARSE_MIN_BYTES);
@@ -48,16 +49,16 @@ fn tail_ahead_cut(piece: &str) -> Option<usize> {
 }
 
 /// Parses a piece that goes on with a computation the last piece left open, or leaves one
-/// open for the next, into `lowering`, which holds that computation: on two threads as
-/// [`parse_piece_on_two_threads`] does when it can, else on one, never in halves lowered
-/// apart. `None` when it does not parse; `lowering` has then heard part of it and cannot
-/// hear it again, and the caller reads the text whole.
+/// open for the next, into `lowering`, which holds that computation: on two threads with
+/// the rest read ahead when it can, else on one, never in halves lowered apart. `None` when
+/// it does not parse; `lowering` has then heard part of it and cannot hear it again, and
+/// the caller reads the text whole.
 fn parse_piece_going_on<'s>(
     piece: &'s str,
     lowering: &mut ModuleLowering<'s>,
 ) -> Option<(ast::Module<'s>, Option<LoweredPreamble>)> {
-    if tail_ahead_cut(piece).is_some() {
-        return parse_piece_on_two_threads(piece, lowering);
+    if let Some(cut) = tail_ahead_cut(piece) {
+        return parse_piece_with_rest_ahead(piece, cut, lowering);
     }
     let tree = crate::syntax::parse_module_into(piece, 0..piece.len(), lowering).ok()?;
     Some((tree, None))
@@ -72,11 +73,7 @@ fn ends_inside_a_body(piece: &str) -> bool {
         return false;
     };
     let last_line = &text[text.rfind('\n').map_or(0, |line_break| line_break + 1)..];
-    let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
-    last_line
-        .strip_prefix("  ")
-        .and_then(|rest| rest.bytes().next())
-        .is_some_and(starts_a_name)
+    crate::syntax::is_instruction_line(last_line.as_bytes())
 }
 
 /// Parses `piece` into `lowering` on two threads in two halves, cut between computations
@@ -173,8 +170,10 @@ pub(crate) fn lower_in_pieces<E>(
             }
             parse_piece_going_on(&piece, &mut lowering)
         } else {
-            let on_two_threads = parse_piece_in_halves(&piece, &mut lowering)
-                .or_else(|| parse_piece_on_two_threads(&piece, &mut lowering));
+            let on_two_threads = parse_piece_in_halves(&piece, &mut lowering).or_else(|| {
+                let cut = tail_ahead_cut(&piece)?;
+                parse_piece_with_rest_ahead(&piece, cut, &mut lowering)
+            });
             match on_two_threads {
                 Some(parsed) => Some(parsed),
                 None => {

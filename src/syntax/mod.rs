@@ -328,15 +328,23 @@ pub fn instruction_line_start(bytes: &[u8], offset: usize) -> Option<usize> {
     let mut from = offset.min(bytes.len());
     while let Some(found) = bytes.get(from..).and_then(|rest| line_break.find(rest)) {
         let line = from + found + 1;
-        let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
         // The lexer tells a body's `{` from the text after it, so a part may not end there.
         let opens_a_body = bytes[..line - 1].trim_ascii_end().ends_with(b"{");
-        if bytes.get(line + 2).copied().is_some_and(starts_a_name) && !opens_a_body {
+        if is_instruction_line(&bytes[line..]) && !opens_a_body {
             return Some(line);
         }
         from = line;
     }
     None
+}
+
+/// Whether `line` (or the text from a line's start) is indented by two spaces and begins
+/// with a name or `ROOT`, as XLA prints a computation's instructions.
+pub(crate) fn is_instruction_line(line: &[u8]) -> bool {
+    let starts_a_name = |b: u8| b == b'%' || b == b'_' || b.is_ascii_alphabetic();
+    line.strip_prefix(b"  ")
+        .and_then(|rest| rest.first().copied())
+        .is_some_and(starts_a_name)
 }
 
 /// Parses `source[range.start..cut]` on this thread and `source[cut..range.end]` on another,

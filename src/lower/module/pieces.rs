@@ -100,10 +100,9 @@ impl<'s> ModuleLowering<'s> {
         }
         let open = match self.open.take() {
             None => None,
-            Some(open) => {
+            Some(mut open) => {
                 self.held_open_at?;
                 let head_line = head_line(self.memo.source?, open.head.start)?.to_owned();
-                let mut open = open;
                 let reopened = open.placed_nodes;
                 let computation = &mut open.computation;
                 computation.move_instruction_spans_from(reopened.unwrap_or(0), shift);
