@@ -276,24 +276,7 @@ fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Res
     let directory = tempfile::tempdir()?;
     let input = directory.path().join("large.hlo");
     std::fs::write(&input, &text)?;
-    let run = |args: &[&str], stdin: bool| -> std::io::Result<(bool, String, Vec<u8>)> {
-        let output = directory.path().join("out");
-        let _ = std::fs::remove_file(&output);
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hlo-layout"));
-        command.args(args).arg("-o").arg(&output);
-        if stdin {
-            command.arg("-").stdin(std::fs::File::open(&input)?);
-        } else {
-            command.arg(&input);
-        }
-        let done = command.output()?;
-        let written = std::fs::read(&output).unwrap_or_default();
-        Ok((
-            done.status.success(),
-            String::from_utf8_lossy(&done.stderr).into_owned(),
-            written,
-        ))
-    };
+    let run = |args: &[&str], stdin: bool| run_command(&input, args, stdin);
     for args in [
         &["assign", "--report"][..],
         &["opt", "--passes", "dce,simplify-layout-ops"],
@@ -315,6 +298,68 @@ fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Res
     let from_stdin = run(&["assign"], true)?.1;
     let named = from_stdin.replace("[-:", &format!("[{}:", input.to_string_lossy()));
     assert_eq!(notes, named);
+    Ok(())
+}
+
+/// Runs `hlo-layout ARGS -o OUT` on `input`, named or as standard input: whether it
+/// succeeded, what it reported and what it wrote.
+fn run_command(
+    input: &std::path::Path,
+    args: &[&str],
+    stdin: bool,
+) -> std::io::Result<(bool, String, Vec<u8>)> {
+    let output = input.with_extension("out");
+    let _ = std::fs::remove_file(&output);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hlo-layout"));
+    command.args(args).arg("-o").arg(&output);
+    if stdin {
+        command.arg("-").stdin(std::fs::File::open(input)?);
+    } else {
+        command.arg(input);
+    }
+    let done = command.output()?;
+    let written = std::fs::read(&output).unwrap_or_default();
+    Ok((
+        done.status.success(),
+        String::from_utf8_lossy(&done.stderr).into_owned(),
+        written,
+    ))
+}
+
+/// A large file whose one computation is longer than a piece is read in runs of its lines
+/// (`TextPieces` cuts it before instruction lines): what the commands write and report is
+/// what they give for the same text read whole from standard input.
+#[test]
+fn a_file_whose_computation_is_longer_than_a_piece_gives_what_its_whole_text_gives(
+) -> std::io::Result<()> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = long_computation_text(150_000);
+    assert!(text.len() > 9 << 20, "{} bytes", text.len());
+    let directory = tempfile::tempdir()?;
+    let input = directory.path().join("long.hlo");
+    std::fs::write(&input, &text)?;
+    for args in [
+        &["assign", "--report"][..],
+        &["opt", "--passes", "dce,simplify-layout-ops"],
+        &["stats"],
+    ] {
+        let (ok, notes, written) = run_command(&input, args, false)?;
+        assert!(ok, "{args:?}: {notes}");
+        assert!(!written.is_empty(), "{args:?} wrote nothing");
+        assert_eq!(
+            (ok, notes, written),
+            run_command(&input, args, true)?,
+            "{args:?}"
+        );
+    }
+    // An error in a later piece is reported with its place, the text read whole again.
+    let bad = text.replacen("transpose(%t.140000)", "transpose(%t.1400000)", 1);
+    std::fs::write(&input, &bad)?;
+    let (ok, notes, _) = run_command(&input, &["assign"], false)?;
+    assert!(
+        !ok && notes.contains("t.1400000") && notes.contains("long.hlo:"),
+        "{notes}"
+    );
     Ok(())
 }
 
