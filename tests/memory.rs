@@ -277,16 +277,7 @@ fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Res
     let input = directory.path().join("large.hlo");
     std::fs::write(&input, &text)?;
     let run = |args: &[&str], stdin: bool| run_command(&input, args, stdin);
-    for args in [
-        &["assign", "--report"][..],
-        &["opt", "--passes", "dce,simplify-layout-ops"],
-        &["stats"],
-    ] {
-        let (ok, notes, written) = run(args, false)?;
-        assert!(ok, "{args:?}: {notes}");
-        assert!(!written.is_empty(), "{args:?} wrote nothing");
-        assert_eq!((ok, notes, written), run(args, true)?, "{args:?}");
-    }
+    commands_give_what_the_whole_text_gives(&input)?;
     // An error is reported with its place, read whole again.
     let bad = text.replacen("add(%p.2999", "ad(%p.2999", 1);
     std::fs::write(&input, &bad)?;
@@ -326,6 +317,26 @@ fn run_command(
     ))
 }
 
+/// The commands that only lower their input succeed on `input`, named (read in pieces when
+/// it is large), and write and report what they give for it read whole from standard input.
+fn commands_give_what_the_whole_text_gives(input: &std::path::Path) -> std::io::Result<()> {
+    for args in [
+        &["assign", "--report"][..],
+        &["opt", "--passes", "dce,simplify-layout-ops"],
+        &["stats"],
+    ] {
+        let (ok, notes, written) = run_command(input, args, false)?;
+        assert!(ok, "{args:?}: {notes}");
+        assert!(!written.is_empty(), "{args:?} wrote nothing");
+        assert_eq!(
+            (ok, notes, written),
+            run_command(input, args, true)?,
+            "{args:?}"
+        );
+    }
+    Ok(())
+}
+
 /// A large file whose one computation is longer than a piece is read in runs of its lines
 /// (`TextPieces` cuts it before instruction lines): what the commands write and report is
 /// what they give for the same text read whole from standard input.
@@ -338,20 +349,7 @@ fn a_file_whose_computation_is_longer_than_a_piece_gives_what_its_whole_text_giv
     let directory = tempfile::tempdir()?;
     let input = directory.path().join("long.hlo");
     std::fs::write(&input, &text)?;
-    for args in [
-        &["assign", "--report"][..],
-        &["opt", "--passes", "dce,simplify-layout-ops"],
-        &["stats"],
-    ] {
-        let (ok, notes, written) = run_command(&input, args, false)?;
-        assert!(ok, "{args:?}: {notes}");
-        assert!(!written.is_empty(), "{args:?} wrote nothing");
-        assert_eq!(
-            (ok, notes, written),
-            run_command(&input, args, true)?,
-            "{args:?}"
-        );
-    }
+    commands_give_what_the_whole_text_gives(&input)?;
     // An error in a later piece is reported with its place, the text read whole again.
     let bad = text.replacen("transpose(%t.140000)", "transpose(%t.1400000)", 1);
     std::fs::write(&input, &bad)?;
