@@ -457,20 +457,7 @@ fn structure(
     }
     // What the parser cannot produce but the editing API can: a name used twice, an
     // operand printed below its user. Either prints text no parser reads.
-    let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
-    for &id in computation.order() {
-        let instruction = computation.instruction(id);
-        if !seen.insert(instruction.name()) {
-            errors.push(VerifyError::new(
-                computation,
-                Some(id),
-                format!(
-                    "the name `{}` is used twice in this computation",
-                    instruction.name()
-                ),
-            ));
-        }
-    }
+    names_used_twice(computation, errors);
     for &id in computation.order().iter().filter(which) {
         for operand in computation.operands(id) {
             if computation.get(operand).is_ok() && !computation.precedes(operand, id) {
@@ -483,6 +470,34 @@ fn structure(
                     ),
                 ));
             }
+        }
+    }
+}
+
+/// Reports each instruction whose name an instruction above it in the print order holds.
+fn names_used_twice(computation: &Computation, errors: &mut Vec<VerifyError>) {
+    // The computation's name index answers one instruction a name. When it answers each
+    // instruction for its own name, no name is used twice, and no set of the names is built:
+    // on a long computation that set was most of what verifying held beyond the module.
+    let each_found_by_its_name = computation.order().iter().all(|&id| {
+        let name = computation.instruction(id).name();
+        computation.find(name) == Some(id)
+    });
+    if each_found_by_its_name {
+        return;
+    }
+    let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
+    for &id in computation.order() {
+        let instruction = computation.instruction(id);
+        if !seen.insert(instruction.name()) {
+            errors.push(VerifyError::new(
+                computation,
+                Some(id),
+                format!(
+                    "the name `{}` is used twice in this computation",
+                    instruction.name()
+                ),
+            ));
         }
     }
 }
