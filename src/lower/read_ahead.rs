@@ -426,17 +426,31 @@ fn runs(source: &str, range: std::ops::Range<usize>, cut: usize, run_bytes: usiz
             offsets.push(tail_end);
         }
     }
-    // Each at the next instruction line, in order and inside the body, or one cut only.
+    // Each at the next instruction line, in order and inside the body. Where there is none
+    // (the last line of the body is longer than a run: a root tuple of thousands of arrays,
+    // say), the cycles stop at the last run of this thread that ends at one, and the second
+    // thread's last run reads the rest, if that is short enough to leave the two threads
+    // about as much to read as the one cut would; else the one cut.
     let mut snapped = Vec::with_capacity(offsets.len());
     for offset in offsets {
-        let Some(at) = line_cut(offset) else {
-            return one_cut;
-        };
-        let in_order = snapped.last().is_none_or(|&last| last < at);
-        if !(in_order && at - range.start < body_end) {
-            return one_cut;
+        let at = line_cut(offset).filter(|&at| {
+            let in_order = snapped.last().is_none_or(|&last| last < at);
+            in_order && at - range.start < body_end
+        });
+        match at {
+            Some(at) => snapped.push(at),
+            None => break,
         }
-        snapped.push(at);
+    }
+    // This thread's runs end at even places: an odd count ends with one of them.
+    if snapped.len() % 2 == 0 {
+        snapped.pop();
+    }
+    let rest = snapped
+        .last()
+        .map_or(body, |&last| body_end - (last - range.start));
+    if rest > body / 4 {
+        return one_cut;
     }
     snapped
 }
@@ -513,6 +527,36 @@ mod tests {
         assert!(!state.placing);
         // Left free, the second thread is tens of runs ahead by the end.
         assert!(state.most_ahead <= RUNS_AHEAD, "{}", state.most_ahead);
+    }
+
+    #[test]
+    fn a_last_line_longer_than_a_run_ends_the_runs_before_it() {
+        // A root tuple of 300 arrays: a line longer than a run, after 39 KB of body.
+        let arrays = vec!["f32[8,128]{1,0}"; 300].join(", ");
+        let operands = vec!["%p0"; 300].join(", ");
+        let text = long_body(1_000).replace(
+            "  ROOT %r = () tuple()\n",
+            &format!("  ROOT %r = ({arrays}) tuple({operands})\n"),
+        );
+        let range = 0..text.len();
+        let cut =
+            crate::syntax::instruction_line_cut(&text, range.clone(), text.len() / 3).unwrap();
+        let offsets = runs(&text, range.clone(), cut, 4096);
+        assert!(offsets.len() > 9 && offsets.len() % 2 == 1, "{offsets:?}");
+        let root = text.find("  ROOT %r").unwrap();
+        assert!(offsets.iter().all(|&offset| offset < root), "{offsets:?}");
+        // Read in those runs, the module is the one a single pass reads.
+        let print = |module: crate::ir::Module| crate::print::print_ir_module(&module);
+        let one_pass = crate::parse_module(&text).map(print).ok();
+        let in_runs = crate::parse_module_range_tail_ahead_in_runs(&text, range, cut, 4096);
+        assert!(one_pass.is_some());
+        assert_eq!(in_runs.and_then(Result::ok).map(print), one_pass);
+        // A last line longer than a quarter of the body leaves the one cut: the second
+        // thread would read much more than the first.
+        let long_root = text.replace(&arrays, &vec![arrays.as_str(); 3].join(", "));
+        let cut = crate::syntax::instruction_line_cut(&long_root, 0..long_root.len(), cut);
+        let cut = cut.unwrap();
+        assert_eq!(runs(&long_root, 0..long_root.len(), cut, 4096), vec![cut]);
     }
 
     #[test]
