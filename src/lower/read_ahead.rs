@@ -553,7 +553,7 @@ mod tests {
         assert_eq!(in_runs.and_then(Result::ok).map(print), one_pass);
         // A last line longer than a quarter of the body leaves the one cut: the second
         // thread would read much more than the first.
-        let long_root = text.replace(&arrays, &vec![arrays.as_str(); 3].join(", "));
+        let long_root = text.replace(&arrays, &[arrays.as_str(); 3].join(", "));
         let cut = crate::syntax::instruction_line_cut(&long_root, 0..long_root.len(), cut);
         let cut = cut.unwrap();
         assert_eq!(runs(&long_root, 0..long_root.len(), cut, 4096), vec![cut]);
