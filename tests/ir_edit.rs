@@ -498,6 +498,43 @@ fn verify_names_what_the_api_let_through() {
     );
 }
 
+/// In a computation long enough to keep a name index (which answers one instruction a name),
+/// a name pushed a second time is reported once; the same computation without it reports
+/// none.
+#[test]
+fn verify_finds_a_name_used_twice_in_a_long_computation() {
+    let mut text = String::from("ENTRY e {\n  p = f32[8] parameter(0)\n");
+    for i in 0..40 {
+        let operand = if i == 0 {
+            "p".to_string()
+        } else {
+            format!("n{}", i - 1)
+        };
+        text.push_str(&format!("  n{i} = f32[8] negate({operand})\n"));
+    }
+    text.push_str("  ROOT r = f32[8] negate(n39)\n}\n");
+    let base = parse(&text);
+    let twice = |module: &hlo_layout::ir::Module| -> Vec<String> {
+        verify(module, &VerifyOptions::default())
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.message.contains("used twice"))
+            .map(|e| e.instruction)
+            .collect()
+    };
+    assert!(twice(&base).is_empty());
+    let mut module = base.clone();
+    let entry = module.entry;
+    let c = module.computation_mut(entry);
+    let n5 = c.find("n5").unwrap();
+    let shape = c.instruction(n5).shape.clone();
+    c.push(Instruction::new("n5", Opcode::Negate, shape), &[n5])
+        .unwrap();
+    assert_eq!(c.find("n5"), Some(n5));
+    assert_eq!(twice(&module), ["n5"]);
+}
+
 /// Gather and scatter dimension numbers: batching lists are empty when absent and written
 /// only when not empty; a missing `index_vector_dim` reads as `None`, not as 0.
 #[test]
