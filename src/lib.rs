@@ -265,9 +265,109 @@ pub fn format_module_range(
     if let Some(formatted) = lower::canonical::format_streaming(text, range.clone()) {
         return Ok(formatted);
     }
+    format_whole_tree(text, range)
+}
+
+/// `text[range]` printed from its whole syntax tree, which reports every error in order.
+fn format_whole_tree(text: &str, range: std::ops::Range<usize>) -> Result<String, Vec<Error>> {
     let module = syntax::parse_module_range(text, range)
         .map_err(|errors| errors.into_iter().map(Error::from).collect::<Vec<_>>())?;
     print::print_module(&module).map_err(|errors| errors.into_iter().map(Error::from).collect())
+}
+
+/// A module's formatted text as [`format_module_range_spilling`] gives it: its first
+/// `spilled` bytes in the spill, the rest in `tail`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SpilledText {
+    /// Where the spill stood when the text began.
+    start: u64,
+    /// How many bytes of the text were written to the spill, from `start`.
+    pub spilled: u64,
+    /// The text that follows them.
+    pub tail: String,
+}
+
+impl SpilledText {
+    /// Writes the whole text to `writer`: what went to `spill`, read back, then the tail.
+    pub fn write_to<S>(&self, spill: &mut S, writer: &mut dyn std::io::Write) -> std::io::Result<()>
+    where
+        S: std::io::Read + std::io::Write + std::io::Seek,
+    {
+        print::copy_spilled(spill, self.start, self.spilled, writer)?;
+        writer.write_all(self.tail.as_bytes())
+    }
+}
+
+/// [`format_module_range`], the text written to `spill` (an unnamed temporary file, say)
+/// from where it stands as it is printed, rather than held whole: formatting then holds the
+/// input and a megabyte of output, not the input and its formatted copy. Gives how many
+/// bytes went to `spill`, and the rest. A spill that fails (a full disk) is given up, not
+/// the formatting: the rest is held. When the module is printed from its whole tree (a text
+/// the parser reads again, or one with an error), nothing of it is in `spill`.
+pub fn format_module_range_spilling<S: std::io::Read + std::io::Write + std::io::Seek>(
+    text: &str,
+    range: std::ops::Range<usize>,
+    spill: &mut S,
+) -> Result<SpilledText, Vec<Error>> {
+    format_module_range_spilling_every(text, range, spill, SPILL_BYTES)
+}
+
+/// How much formatted text [`format_module_range_spilling`] holds before writing it out.
+const SPILL_BYTES: usize = 256 << 10;
+
+/// [`format_module_range_spilling`], writing to `spill` each time `spill_bytes` are held;
+/// tests spill small modules every few lines.
+#[doc(hidden)]
+pub fn format_module_range_spilling_every<S>(
+    text: &str,
+    range: std::ops::Range<usize>,
+    spill: &mut S,
+    spill_bytes: usize,
+) -> Result<SpilledText, Vec<Error>>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek,
+{
+    if let Some(error) = syntax::headerless_signature(text, range.clone()) {
+        return Err(vec![Error::from(error)]);
+    }
+    let position = spill.stream_position();
+    let mut spilling = position.is_ok();
+    let start = position.unwrap_or(0);
+    let mut spilled = 0u64;
+    let mut flush = |out: &mut String| {
+        if spilling {
+            if spill.write_all(out.as_bytes()).is_ok() {
+                spilled += out.len() as u64;
+                out.clear();
+            } else {
+                spilling = false;
+            }
+        }
+    };
+    let streamed = lower::canonical::format_streaming_flushing(
+        text,
+        range.clone(),
+        Some(&mut flush),
+        spill_bytes,
+    );
+    if let Some(tail) = streamed {
+        return Ok(SpilledText {
+            start,
+            spilled,
+            tail,
+        });
+    }
+    // What was spilled is void: the whole tree is printed, and held.
+    if spilled > 0 {
+        // Nothing spilled is read back, whether or not the spill goes back to its start.
+        let _ = spill.seek(std::io::SeekFrom::Start(start));
+    }
+    let tail = format_whole_tree(text, range)?;
+    Ok(SpilledText {
+        start,
+        spilled: 0,
+        tail,
+    })
 }
 
 /// Parses and lowers one module to the IR graph; every error is returned, each with a span

@@ -100,18 +100,34 @@ where
         Ok(())
     };
     let tail = write_ir_module_on(module, writer, Some(&mut to_spill))?;
-    if spilled > 0 {
-        spill.flush()?;
-        spill.seek(std::io::SeekFrom::Start(0))?;
-        let copied = std::io::copy(&mut std::io::Read::take(&mut *spill, spilled), writer)?;
-        if copied != spilled {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "the spilled share of the printed module could not be read back whole",
-            ));
-        }
-    }
+    copy_spilled(spill, 0, spilled, writer)?;
     writer.write_all(tail.as_deref().unwrap_or_default().as_bytes())
+}
+
+/// Copies the `bytes` bytes written to `spill` from offset `start` to `writer`; an error if
+/// they cannot all be read back.
+pub(crate) fn copy_spilled<S>(
+    spill: &mut S,
+    start: u64,
+    bytes: u64,
+    writer: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek,
+{
+    if bytes == 0 {
+        return Ok(());
+    }
+    spill.flush()?;
+    spill.seek(std::io::SeekFrom::Start(start))?;
+    let copied = std::io::copy(&mut std::io::Read::take(&mut *spill, bytes), writer)?;
+    if copied != bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the text written to the spill could not be read back whole",
+        ));
+    }
+    Ok(())
 }
 
 /// The flush of the second thread's share: writes out and clears what it is given, or

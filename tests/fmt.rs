@@ -750,6 +750,133 @@ fn an_attribute_takes_one_value() {
 /// corpus module and on every input of the tests (issue 32).
 #[test]
 fn streaming_fmt_prints_what_the_whole_tree_prints() {
+    let (files, corpus) = formattable_files();
+    let mut compared = 0;
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(tree) = hlo_layout::syntax::parse_module(&text) else {
+            continue;
+        };
+        let Ok(whole) = hlo_layout::print::print_module(&tree) else {
+            continue;
+        };
+        let streamed = hlo_layout::format_module(&text)
+            .unwrap_or_else(|_| panic!("{} prints whole but not streamed", path.display()));
+        assert_eq!(streamed, whole, "{}", path.display());
+        compared += 1;
+    }
+    let expected = if corpus { 400 } else { 40 };
+    assert!(compared >= expected, "only {compared} modules compared");
+}
+
+/// The formatted text written through a spill as it is printed (`fmt`'s way) is the text
+/// `format_module` gives, wherever the spill stands and however often it is written, and
+/// a module that does not format gives the same errors. A spill that fills up midway gives
+/// up spilling, not the text.
+#[test]
+fn spilled_fmt_gives_what_format_module_gives() {
+    let (files, corpus) = formattable_files();
+    let (mut spilled_modules, mut refused, mut filled) = (0, 0, 0);
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let expected = hlo_layout::format_module(&text);
+        let local = path.starts_with(env!("CARGO_MANIFEST_DIR"));
+        let spill_sizes: &[usize] = if local { &[1, 300, 1 << 20] } else { &[4096] };
+        for &spill_bytes in spill_sizes {
+            // The spill already holds the text of an earlier module.
+            let mut spill = std::io::Cursor::new(b"earlier\n".to_vec());
+            spill.set_position(8);
+            let got = hlo_layout::format_module_range_spilling_every(
+                &text,
+                0..text.len(),
+                &mut spill,
+                spill_bytes,
+            );
+            match (&got, &expected) {
+                (Ok(formatted), Ok(expected)) => {
+                    let mut written = Vec::new();
+                    formatted.write_to(&mut spill, &mut written).unwrap();
+                    assert!(
+                        written == expected.as_bytes(),
+                        "{} every {spill_bytes}",
+                        path.display()
+                    );
+                    assert_eq!(&spill.get_ref()[..8], b"earlier\n", "{}", path.display());
+                    spilled_modules += usize::from(formatted.spilled > 0);
+                }
+                (Err(got), Err(expected)) => {
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{expected:?}"),
+                        "{}",
+                        path.display()
+                    );
+                    refused += 1;
+                }
+                _ => panic!(
+                    "{}: spilled {:?}, whole {:?}",
+                    path.display(),
+                    got.is_ok(),
+                    expected.is_ok()
+                ),
+            }
+        }
+        let (Ok(expected), true) = (&expected, local) else {
+            continue;
+        };
+        let room = expected.len() / 2;
+        let mut spill = common::FullAfter {
+            bytes: std::io::Cursor::new(Vec::new()),
+            room,
+        };
+        let formatted =
+            hlo_layout::format_module_range_spilling_every(&text, 0..text.len(), &mut spill, 64)
+                .unwrap();
+        assert!(formatted.spilled <= room as u64, "{}", path.display());
+        let mut written = Vec::new();
+        formatted.write_to(&mut spill, &mut written).unwrap();
+        assert!(
+            written == expected.as_bytes(),
+            "{} with a full spill",
+            path.display()
+        );
+        filled += usize::from(
+            formatted.spilled > 0 && !formatted.tail.is_empty() && expected.len() > 256,
+        );
+    }
+    let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/bad");
+    for path in common::files(&bad, "hlo") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut spill = std::io::Cursor::new(Vec::new());
+        let got =
+            hlo_layout::format_module_range_spilling_every(&text, 0..text.len(), &mut spill, 1);
+        let expected = hlo_layout::format_module(&text);
+        assert_eq!(
+            format!("{got:?}"),
+            format!("{expected:?}"),
+            "{}",
+            path.display()
+        );
+        refused += 1;
+    }
+    let expected = if corpus { 400 } else { 40 };
+    assert!(
+        spilled_modules >= expected,
+        "only {spilled_modules} modules spilled"
+    );
+    assert!(
+        refused >= 10 && filled >= 20,
+        "{refused} refused, {filled} filled their spill"
+    );
+}
+
+/// Every `.hlo` file of `tests/inputs` that formats, and the corpus's when it is beside the
+/// checkout (and whether it is).
+fn formattable_files() -> (Vec<std::path::PathBuf>, bool) {
     let inputs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs");
     let mut files = Vec::new();
     for folder in [
@@ -770,22 +897,5 @@ fn streaming_fmt_prints_what_the_whole_tree_prints() {
             corpus = true;
         }
     }
-    let mut compared = 0;
-    for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let Ok(tree) = hlo_layout::syntax::parse_module(&text) else {
-            continue;
-        };
-        let Ok(whole) = hlo_layout::print::print_module(&tree) else {
-            continue;
-        };
-        let streamed = hlo_layout::format_module(&text)
-            .unwrap_or_else(|_| panic!("{} prints whole but not streamed", path.display()));
-        assert_eq!(streamed, whole, "{}", path.display());
-        compared += 1;
-    }
-    let expected = if corpus { 400 } else { 40 };
-    assert!(compared >= expected, "only {compared} modules compared");
+    (files, corpus)
 }

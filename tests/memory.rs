@@ -4,6 +4,8 @@
 //! counted by a global allocator that forwards to the system's; the tests run one at a time
 //! (`ONE_AT_A_TIME`), so no other test allocates while one counts.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -211,39 +213,6 @@ fn spilling_holds_neither_share_and_writes_what_print_gives() {
     }
 }
 
-/// A spill that takes `room` bytes and then refuses every write, as a full disk does; the
-/// write that crosses the limit takes part of its bytes first.
-struct FullAfter {
-    bytes: std::io::Cursor<Vec<u8>>,
-    room: usize,
-}
-
-impl std::io::Write for FullAfter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let left = self.room.saturating_sub(self.bytes.get_ref().len());
-        if left == 0 {
-            return Err(std::io::Error::other("no space left on the device"));
-        }
-        self.bytes.write(&bytes[..bytes.len().min(left)])
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl std::io::Read for FullAfter {
-    fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
-        self.bytes.read(into)
-    }
-}
-
-impl std::io::Seek for FullAfter {
-    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
-        self.bytes.seek(to)
-    }
-}
-
 #[test]
 fn a_spill_that_fills_up_is_given_up_and_the_text_is_whole() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,7 +220,7 @@ fn a_spill_that_fills_up_is_given_up_and_the_text_is_whole() {
     let printed = print_ir_module(&module);
     // No room, room for part of the second chunk, and room enough.
     for room in [0, (3 << 20) / 2, 64 << 20] {
-        let mut spill = FullAfter {
+        let mut spill = common::FullAfter {
             bytes: std::io::Cursor::new(Vec::new()),
             room,
         };
@@ -263,6 +232,34 @@ fn a_spill_that_fills_up_is_given_up_and_the_text_is_whole() {
             "room for {room} bytes: the text differs"
         );
     }
+}
+
+/// `fmt` writes the formatted text through a spill as it prints it: formatting holds the
+/// input and a chunk of output, not a formatted copy of the input beside it.
+#[test]
+fn formatting_through_a_spill_holds_no_formatted_copy() -> std::io::Result<()> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = module_text(300, 100, 0);
+    assert!(text.len() > 6 << 20, "{} bytes", text.len());
+    let mut spill = tempfile::tempfile()?;
+    let (formatted, held) =
+        peak_during(|| hlo_layout::format_module_range_spilling(&text, 0..text.len(), &mut spill));
+    let formatted = formatted.expect("formats");
+    let (whole, held_whole) = peak_during(|| hlo_layout::format_module(&text));
+    let whole = whole.expect("formats");
+    assert!(
+        held < text.len() / 3,
+        "{held} bytes held to format {} bytes",
+        text.len()
+    );
+    assert!(
+        held_whole >= whole.len(),
+        "{held_whole} bytes held to format whole"
+    );
+    let mut written = Vec::new();
+    formatted.write_to(&mut spill, &mut written)?;
+    assert!(written == whole.as_bytes(), "the spilled text differs");
+    Ok(())
 }
 
 /// The commands that only lower their input read a large file (8 MiB or more) in pieces,
@@ -278,6 +275,9 @@ fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Res
     std::fs::write(&input, &text)?;
     let run = |args: &[&str], stdin: bool| run_command(&input, args, stdin);
     commands_give_what_the_whole_text_gives(&input)?;
+    // `fmt` writes it through a spill, as it prints it.
+    let formatted = hlo_layout::format_module(&text).expect("formats");
+    assert!(run(&["fmt"], false)?.2 == formatted.as_bytes());
     // An error is reported with its place, read whole again.
     let bad = text.replacen("add(%p.2999", "ad(%p.2999", 1);
     std::fs::write(&input, &bad)?;
@@ -324,6 +324,7 @@ fn commands_give_what_the_whole_text_gives(input: &std::path::Path) -> std::io::
         &["assign", "--report"][..],
         &["opt", "--passes", "dce,simplify-layout-ops"],
         &["stats"],
+        &["fmt"],
     ] {
         let (ok, notes, written) = run_command(input, args, false)?;
         assert!(ok, "{args:?}: {notes}");

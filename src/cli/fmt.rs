@@ -34,6 +34,11 @@ pub fn run(args: Args) -> Outcome {
         |file, source| {
             let text = source.text();
             let parts = super::module_ranges(text, args.split_input_file);
+            if let ([range], false) = (parts.as_slice(), json_wanted) {
+                if let Ok(spill) = tempfile::tempfile() {
+                    return format_spilling(file, text, range.clone(), spill);
+                }
+            }
             let mut out = String::new();
             let mut modules = Vec::new();
             let mut errors = Vec::new();
@@ -74,4 +79,23 @@ pub fn run(args: Args) -> Outcome {
             FileOutput::success(out, json)
         },
     )
+}
+
+/// One module's formatted text, written to `spill` (a temporary file) as it is printed and
+/// copied out from there, so that its input and its formatted copy are not held at once.
+fn format_spilling(
+    file: &str,
+    text: &str,
+    range: std::ops::Range<usize>,
+    mut spill: std::fs::File,
+) -> FileOutput {
+    match hlo_layout::format_module_range_spilling(text, range, &mut spill) {
+        Ok(formatted) if formatted.spilled == 0 => FileOutput::success(formatted.tail, Map::new()),
+        Ok(formatted) => FileOutput {
+            ok: true,
+            write: Some(Box::new(move |to| formatted.write_to(&mut spill, to))),
+            ..FileOutput::default()
+        },
+        Err(errors) => FileOutput::failure(diagnostics(file, text, errors)),
+    }
 }

@@ -407,3 +407,36 @@ pub fn assert_made_up_names_unique(
         );
     }
 }
+
+/// A spill that takes `room` bytes and then refuses every write, as a full disk does; the
+/// write that crosses the limit takes part of its bytes first.
+pub struct FullAfter {
+    pub bytes: std::io::Cursor<Vec<u8>>,
+    pub room: usize,
+}
+
+impl std::io::Write for FullAfter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let left = self.room.saturating_sub(self.bytes.get_ref().len());
+        if left == 0 {
+            return Err(std::io::Error::other("no space left on the device"));
+        }
+        self.bytes.write(&bytes[..bytes.len().min(left)])
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl std::io::Read for FullAfter {
+    fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+        self.bytes.read(into)
+    }
+}
+
+impl std::io::Seek for FullAfter {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.bytes.seek(to)
+    }
+}

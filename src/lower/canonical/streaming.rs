@@ -14,12 +14,36 @@ use crate::syntax::ast::{self, Attribute, Instruction};
 /// several times its text). `None` when the text does not parse or print that way (it has an
 /// error, or is a lone instruction): the caller then parses the whole tree, which reports
 /// every error in order.
+///
+/// [`print_module`]: super::print_module
 pub(crate) fn format_streaming(source: &str, range: std::ops::Range<usize>) -> Option<String> {
+    format_streaming_flushing(source, range, None, usize::MAX)
+}
+
+/// [`format_streaming`], giving `flush` what is printed each time it holds at least
+/// `flush_bytes`, at the end of a line: `flush` takes it (and clears it) or leaves it to be
+/// held. The text given is what [`format_streaming`] gives, in order, up to what is
+/// returned; when `None` is returned, what `flush` was given is void.
+pub(crate) fn format_streaming_flushing(
+    source: &str,
+    range: std::ops::Range<usize>,
+    flush: Option<&mut dyn FnMut(&mut String)>,
+    flush_bytes: usize,
+) -> Option<String> {
+    // Room for the whole text unless it is flushed as it goes. Room never written costs no
+    // memory (its pages are never touched), while growing would copy everything printed.
+    let room = match flush {
+        Some(_) => flush_bytes.saturating_add(flush_bytes / 2).min(range.len()),
+        None => range.len() + range.len() / 8,
+    };
     let mut sink = StreamingPrinter {
         printer: Printer {
-            out: String::with_capacity(range.len() + range.len() / 8),
+            out: String::with_capacity(room),
             errors: Vec::new(),
         },
+        flush,
+        flush_bytes,
+        flushed: false,
         open: false,
         tables_printed: false,
         tables_closed: false,
@@ -41,8 +65,14 @@ pub(crate) fn format_streaming(source: &str, range: std::ops::Range<usize>) -> O
 /// The [`ast::Sink`] of [`format_streaming`]: prints the header and tables as they come, and
 /// each instruction line as it is read, then drops it (a computation's tree is several times
 /// its text, and one computation can be a quarter of a module).
-struct StreamingPrinter {
+struct StreamingPrinter<'f> {
     printer: Printer,
+    /// What takes the printed text as it grows, if anything does.
+    flush: Option<&'f mut dyn FnMut(&mut String)>,
+    /// How much printed text is held before `flush` is given it.
+    flush_bytes: usize,
+    /// Whether `flush` was given text: it then is not in `printer.out`.
+    flushed: bool,
     /// Inside a computation, whose instructions are printed as they come.
     open: bool,
     tables_printed: bool,
@@ -52,7 +82,7 @@ struct StreamingPrinter {
     restarted: bool,
 }
 
-impl StreamingPrinter {
+impl StreamingPrinter<'_> {
     /// The blank line after the last table, printed before the first computation.
     fn close_tables(&mut self) {
         if self.tables_printed && !self.tables_closed {
@@ -60,11 +90,21 @@ impl StreamingPrinter {
         }
         self.tables_closed = true;
     }
+
+    /// Gives `flush` what is printed once it holds `flush_bytes`; called at line ends.
+    fn flush_if_long(&mut self) {
+        if let Some(flush) = &mut self.flush {
+            if self.printer.out.len() >= self.flush_bytes {
+                flush(&mut self.printer.out);
+                self.flushed = true;
+            }
+        }
+    }
 }
 
-impl<'s> ast::Sink<'s> for StreamingPrinter {
+impl<'s> ast::Sink<'s> for StreamingPrinter<'_> {
     fn header(&mut self, header: Box<ast::Header<'s>>) -> Option<Box<ast::Header<'s>>> {
-        if !self.printer.out.is_empty() {
+        if self.flushed || !self.printer.out.is_empty() {
             self.restarted = true;
         }
         self.printer.header(&header);
@@ -96,6 +136,7 @@ impl<'s> ast::Sink<'s> for StreamingPrinter {
     fn instruction(&mut self, instruction: Instruction<'s>) {
         if self.open {
             self.printer.body(std::slice::from_ref(&instruction), 2);
+            self.flush_if_long();
         }
     }
 
@@ -104,6 +145,7 @@ impl<'s> ast::Sink<'s> for StreamingPrinter {
             self.printer.computation_end(&attributes);
             self.printer.out.push_str("\n\n");
             self.open = false;
+            self.flush_if_long();
         }
     }
 }
