@@ -330,44 +330,119 @@ where
     if let Some(error) = syntax::headerless_signature(text, range.clone()) {
         return Err(vec![Error::from(error)]);
     }
-    let position = spill.stream_position();
-    let mut spilling = position.is_ok();
-    let start = position.unwrap_or(0);
-    let mut spilled = 0u64;
-    let mut flush = |out: &mut String| {
-        if spilling {
-            if spill.write_all(out.as_bytes()).is_ok() {
-                spilled += out.len() as u64;
-                out.clear();
-            } else {
-                spilling = false;
-            }
-        }
-    };
+    let mut spilling = Spilling::new(spill);
     let streamed = lower::canonical::format_streaming_flushing(
         text,
         range.clone(),
-        Some(&mut flush),
+        Some(&mut |out: &mut String| spilling.take(out)),
         spill_bytes,
     );
     if let Some(tail) = streamed {
-        return Ok(SpilledText {
-            start,
-            spilled,
-            tail,
-        });
+        return Ok(spilling.text(tail));
     }
     // What was spilled is void: the whole tree is printed, and held.
-    if spilled > 0 {
-        // Nothing spilled is read back, whether or not the spill goes back to its start.
-        let _ = spill.seek(std::io::SeekFrom::Start(start));
-    }
+    spilling.void();
     let tail = format_whole_tree(text, range)?;
-    Ok(SpilledText {
-        start,
-        spilled: 0,
-        tail,
-    })
+    Ok(Spilling::new(spill).text(tail))
+}
+
+/// [`format_module_range_spilling`] for a module whose text arrives in pieces, as
+/// [`syntax::pieces::TextPieces`] cuts it: neither the whole text nor its formatted copy
+/// is held, only a piece of each. `Ok(None)` when it cannot tell that the text formats
+/// so (it has an error, a piece ends neither after a computation nor before an instruction
+/// line, it is a lone instruction): nothing of it is then in `spill`, and the caller
+/// formats the whole text, which reports every error. An error of `pieces` ends the
+/// reading and is returned.
+pub fn format_module_in_pieces_spilling<E, S>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+    spill: &mut S,
+) -> Result<Option<SpilledText>, E>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek,
+{
+    format_module_in_pieces_spilling_every(pieces, spill, SPILL_BYTES)
+}
+
+/// [`format_module_in_pieces_spilling`], writing to `spill` each time `spill_bytes` are
+/// held; tests spill small modules every few lines.
+#[doc(hidden)]
+pub fn format_module_in_pieces_spilling_every<E, S>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+    spill: &mut S,
+    spill_bytes: usize,
+) -> Result<Option<SpilledText>, E>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek,
+{
+    let mut spilling = Spilling::new(spill);
+    let formatted = lower::canonical::format_pieces_flushing(
+        pieces,
+        &mut |out: &mut String| spilling.take(out),
+        spill_bytes,
+    );
+    match formatted {
+        Ok(Some(tail)) => Ok(Some(spilling.text(tail))),
+        Ok(None) => {
+            spilling.void();
+            Ok(None)
+        }
+        Err(error) => {
+            spilling.void();
+            Err(error)
+        }
+    }
+}
+
+/// Formatted text written to a spill as it is printed, from where the spill stood; given
+/// up at the first write that fails, the rest then held.
+struct Spilling<'s, S> {
+    spill: &'s mut S,
+    start: u64,
+    /// False once a write failed, or when where the spill stands could not be told.
+    spilling: bool,
+    spilled: u64,
+}
+
+impl<'s, S: std::io::Write + std::io::Seek> Spilling<'s, S> {
+    fn new(spill: &'s mut S) -> Spilling<'s, S> {
+        let position = spill.stream_position();
+        Spilling {
+            spilling: position.is_ok(),
+            start: position.unwrap_or(0),
+            spill,
+            spilled: 0,
+        }
+    }
+
+    /// Writes `out` to the spill and clears it, unless spilling was given up.
+    fn take(&mut self, out: &mut String) {
+        if !self.spilling {
+            return;
+        }
+        if self.spill.write_all(out.as_bytes()).is_ok() {
+            self.spilled += out.len() as u64;
+            out.clear();
+        } else {
+            self.spilling = false;
+        }
+    }
+
+    /// The whole text: what was spilled, then `tail`.
+    fn text(self, tail: String) -> SpilledText {
+        SpilledText {
+            start: self.start,
+            spilled: self.spilled,
+            tail,
+        }
+    }
+
+    /// What was spilled is void: the spill goes back to where it stood.
+    fn void(self) {
+        if self.spilled > 0 {
+            // Nothing spilled is read back, whether or not the spill goes back.
+            let _ = self.spill.seek(std::io::SeekFrom::Start(self.start));
+        }
+    }
 }
 
 /// Parses and lowers one module to the IR graph; every error is returned, each with a span

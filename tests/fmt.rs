@@ -874,6 +874,57 @@ fn spilled_fmt_gives_what_format_module_gives() {
     );
 }
 
+/// A module formatted from its text in pieces (`fmt` on a large file) is the module
+/// `format_module` gives, however small the pieces, through computations cut before
+/// instruction lines; a text that does not format, or that pieces cannot tell formats so,
+/// gives `None` and nothing in the spill.
+#[test]
+fn fmt_in_pieces_gives_what_format_module_gives() {
+    use hlo_layout::syntax::pieces::TextPieces;
+    let (mut files, corpus) = formattable_files();
+    let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/bad");
+    files.extend(common::files(&bad, "hlo"));
+    let (mut in_pieces, mut whole, mut refused) = (0, 0, 0);
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let expected = hlo_layout::format_module(&text);
+        let local = path.starts_with(env!("CARGO_MANIFEST_DIR"));
+        let piece_sizes: &[usize] = if local { &[1, 200, 4096] } else { &[64 << 10] };
+        for &piece_bytes in piece_sizes {
+            let pieces = TextPieces::new(text.as_bytes(), piece_bytes);
+            let mut spill = std::io::Cursor::new(Vec::new());
+            let got = hlo_layout::format_module_in_pieces_spilling_every(pieces, &mut spill, 100)
+                .expect("a slice reads");
+            match (got, &expected) {
+                (Some(formatted), Ok(expected)) => {
+                    let mut written = Vec::new();
+                    formatted.write_to(&mut spill, &mut written).unwrap();
+                    assert!(
+                        written == expected.as_bytes(),
+                        "{} in pieces of {piece_bytes}",
+                        path.display()
+                    );
+                    in_pieces += 1;
+                }
+                (Some(_), Err(_)) => panic!("{} formats in pieces only", path.display()),
+                (None, Ok(_)) => whole += 1,
+                (None, Err(_)) => {
+                    assert_eq!(spill.position(), 0, "{}", path.display());
+                    refused += 1;
+                }
+            }
+        }
+    }
+    println!("{in_pieces} in pieces, {whole} left whole, {refused} refused");
+    let expected = if corpus { 400 } else { 100 };
+    assert!(
+        in_pieces >= expected && in_pieces > 10 * whole && refused >= 10,
+        "{in_pieces} in pieces, {whole} left whole, {refused} refused"
+    );
+}
+
 /// Every `.hlo` file of `tests/inputs` that formats, and the corpus's when it is beside the
 /// checkout (and whether it is).
 fn formattable_files() -> (Vec<std::path::PathBuf>, bool) {

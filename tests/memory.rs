@@ -289,6 +289,15 @@ fn a_large_file_read_in_pieces_gives_what_its_whole_text_gives() -> std::io::Res
     let from_stdin = run(&["assign"], true)?.1;
     let named = from_stdin.replace("[-:", &format!("[{}:", input.to_string_lossy()));
     assert_eq!(notes, named);
+    // `fmt` keeps an unknown opcode, and reads a file in pieces too, and whole once it
+    // meets a syntax error.
+    assert!(run(&["fmt"], false)?.0);
+    std::fs::write(&input, text.replacen("add(%p.2999", "add(,%p.2999", 1))?;
+    let (ok, fmt_notes, _) = run(&["fmt"], false)?;
+    let fmt_from_stdin = run(&["fmt"], true)?.1;
+    let named = fmt_from_stdin.replace("[-:", &format!("[{}:", input.to_string_lossy()));
+    assert!(!ok && fmt_notes.contains("add(,%p.2999"), "{fmt_notes}");
+    assert_eq!(fmt_notes, named);
     Ok(())
 }
 

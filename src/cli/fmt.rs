@@ -25,20 +25,37 @@ pub struct Args {
 
 pub fn run(args: Args) -> Outcome {
     let json_wanted = args.output.format == Format::Json;
+    // One module printed as text is formatted as it is read, a large file in pieces, and
+    // written through a temporary file: neither its whole text nor its formatted copy is
+    // held. Several modules, or JSON, take the whole text.
+    let reading = match (args.split_input_file, json_wanted) {
+        (false, false) => Reading::FormatPieces,
+        _ => Reading::Whole,
+    };
     run_files(
         "fmt",
         &args.files,
         &args.output,
         Header::Comment,
-        Reading::Whole,
+        reading,
         |file, source| {
-            let text = source.text();
-            let parts = super::module_ranges(text, args.split_input_file);
-            if let ([range], false) = (parts.as_slice(), json_wanted) {
-                if let Ok(spill) = tempfile::tempfile() {
-                    return format_spilling(file, text, range.clone(), spill);
+            if reading == Reading::FormatPieces {
+                if let Ok(mut spill) = tempfile::tempfile() {
+                    return match source.format_in_pieces(&mut spill) {
+                        Ok(Some(formatted)) => spilled_output(formatted, spill),
+                        Ok(None) => {
+                            let text = source.text();
+                            format_spilling(file, text, 0..text.len(), spill)
+                        }
+                        Err(diag) => FileOutput::failure(vec![diag]),
+                    };
                 }
             }
+            let text = match source.load() {
+                Ok(text) => text,
+                Err(diag) => return FileOutput::failure(vec![diag]),
+            };
+            let parts = super::module_ranges(text, args.split_input_file);
             let mut out = String::new();
             let mut modules = Vec::new();
             let mut errors = Vec::new();
@@ -90,12 +107,19 @@ fn format_spilling(
     mut spill: std::fs::File,
 ) -> FileOutput {
     match hlo_layout::format_module_range_spilling(text, range, &mut spill) {
-        Ok(formatted) if formatted.spilled == 0 => FileOutput::success(formatted.tail, Map::new()),
-        Ok(formatted) => FileOutput {
-            ok: true,
-            write: Some(Box::new(move |to| formatted.write_to(&mut spill, to))),
-            ..FileOutput::default()
-        },
+        Ok(formatted) => spilled_output(formatted, spill),
         Err(errors) => FileOutput::failure(diagnostics(file, text, errors)),
+    }
+}
+
+/// The output of a module formatted through `spill`: copied out from there when written.
+fn spilled_output(formatted: hlo_layout::SpilledText, mut spill: std::fs::File) -> FileOutput {
+    if formatted.spilled == 0 {
+        return FileOutput::success(formatted.tail, Map::new());
+    }
+    FileOutput {
+        ok: true,
+        write: Some(Box::new(move |to| formatted.write_to(&mut spill, to))),
+        ..FileOutput::default()
     }
 }

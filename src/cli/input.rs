@@ -42,15 +42,10 @@ impl Source {
         }
     }
 
-    /// A file, or standard input for `-`, read whole; a file of at least
-    /// [`PIECES_MIN_BYTES`] is left unread when `pieces` is set, for
-    /// [`Source::lower_in_pieces`] or [`Source::load`] to read.
-    pub fn open(file: &str, pieces: bool) -> Result<Source, Diag> {
-        Source::open_in_pieces_of(file, pieces.then_some(PIECES_MIN_BYTES))
-    }
-
-    /// [`Source::open`], with pieces of `piece_bytes` when given.
-    fn open_in_pieces_of(file: &str, piece_bytes: Option<usize>) -> Result<Source, Diag> {
+    /// A file, or standard input for `-`, read whole; a file of at least `piece_bytes`, when
+    /// given, is left unread, for [`Source::lower_in_pieces`],
+    /// [`Source::format_in_pieces`] or [`Source::load`] to read in pieces of that size.
+    pub fn open(file: &str, piece_bytes: Option<usize>) -> Result<Source, Diag> {
         let large =
             |bytes| std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() >= bytes as u64);
         match piece_bytes {
@@ -90,6 +85,28 @@ impl Source {
                 self.fingerprint = Some(fingerprint);
                 Ok(Some(module))
             }
+            None => self.load().map(|_| None),
+        }
+    }
+
+    /// The formatted text of a file left unread, formatted from its text read in pieces
+    /// and written to `spill` as it is printed (`hlo_layout::format_module_in_pieces_spilling`):
+    /// neither its whole text nor its formatted copy is held. `None` when the file was read
+    /// whole, or when its text cannot be formatted piece by piece (an error among them): the
+    /// text is then read whole, [`Source::text`] holds it, and the caller formats it, which
+    /// reports every error.
+    pub fn format_in_pieces(
+        &mut self,
+        spill: &mut std::fs::File,
+    ) -> Result<Option<hlo_layout::SpilledText>, Diag> {
+        let Some(piece_bytes) = self.unread else {
+            return Ok(None);
+        };
+        let file =
+            std::fs::File::open(&self.file).map_err(|error| read_error(&self.file, error))?;
+        let pieces = Pieces::new(&self.file, file, piece_bytes);
+        match hlo_layout::format_module_in_pieces_spilling(pieces, spill)? {
+            Some(formatted) => Ok(Some(formatted)),
             None => self.load().map(|_| None),
         }
     }
@@ -184,6 +201,10 @@ impl Source {
 /// A file of at least this many bytes is lowered from pieces of about this size by the
 /// commands that only need its module: below it, a piece would be the whole text.
 pub const PIECES_MIN_BYTES: usize = 8 << 20;
+
+/// A file of at least this many bytes is formatted from pieces of about this size by `fmt`,
+/// which reads them on one thread whatever their size.
+pub const FORMAT_PIECE_BYTES: usize = 256 << 10;
 
 /// The length and hash of a text, the same however the text is cut as it is fed.
 fn fingerprint(text: &str) -> (usize, u64) {
@@ -448,7 +469,7 @@ mod tests {
             Ok(module) => printed(&module),
             Err(errors) => panic!("{errors:?}"),
         };
-        let mut source = Source::open_in_pieces_of(&file, Some(piece_bytes))
+        let mut source = Source::open(&file, Some(piece_bytes))
             .map_err(|_| std::io::Error::other("not opened"))?;
         assert_eq!(source.text(), "", "a large file is left unread");
         let module = match source.lower_in_pieces() {
@@ -472,8 +493,8 @@ mod tests {
         // A small file, or pieces not asked for, is read whole.
         std::fs::write(&path, &text)?;
         for source in [
-            Source::open_in_pieces_of(&file, Some(text.len() + 1)),
-            Source::open_in_pieces_of(&file, None),
+            Source::open(&file, Some(text.len() + 1)),
+            Source::open(&file, None),
         ] {
             let Ok(mut source) = source else {
                 panic!("not opened");
@@ -493,7 +514,7 @@ mod tests {
         let text = module_of(40).replace("ROOT %t = f32[] copy", "ROOT %t = f32[] cpy");
         std::fs::write(&path, &text)?;
         let file = path.to_string_lossy().into_owned();
-        let Ok(mut source) = Source::open_in_pieces_of(&file, Some(300)) else {
+        let Ok(mut source) = Source::open(&file, Some(300)) else {
             panic!("not opened");
         };
         assert!(matches!(source.lower_in_pieces(), Ok(None)));
@@ -503,7 +524,7 @@ mod tests {
         let bad = bytes.len() - 20;
         bytes[bad] = 0xff;
         std::fs::write(&path, &bytes)?;
-        let Ok(mut source) = Source::open_in_pieces_of(&file, Some(300)) else {
+        let Ok(mut source) = Source::open(&file, Some(300)) else {
             panic!("not opened");
         };
         let Err(refused) = source.lower_in_pieces() else {

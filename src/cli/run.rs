@@ -71,6 +71,9 @@ pub enum Reading {
     /// Left unread when large, for the command to lower in pieces
     /// ([`input::Source::lower_in_pieces`]) or read whole ([`input::Source::load`]).
     Pieces,
+    /// Left unread when at least [`input::FORMAT_PIECE_BYTES`], for `fmt` to format in
+    /// pieces ([`input::Source::format_in_pieces`]) or read whole.
+    FormatPieces,
 }
 
 /// Runs `each` over `files` (each read from disk or stdin, as `reading` says) and handles
@@ -96,7 +99,12 @@ pub fn run_files(
     let mut any_text = false;
     for file in files {
         progress.start(file);
-        let result = match input::Source::open(file, reading == Reading::Pieces) {
+        let piece_bytes = match reading {
+            Reading::Whole => None,
+            Reading::Pieces => Some(input::PIECES_MIN_BYTES),
+            Reading::FormatPieces => Some(input::FORMAT_PIECE_BYTES),
+        };
+        let result = match input::Source::open(file, piece_bytes) {
             Ok(mut source) => each(file, &mut source),
             Err(diag) => FileOutput::failure(vec![diag]),
         };

@@ -68,7 +68,7 @@ fn parse_piece_going_on<'s>(
 /// inside a computation longer than a piece does
 /// ([`crate::syntax::pieces::TextPieces`]): its last line is indented by two spaces and
 /// begins with a name or `ROOT`.
-fn ends_inside_a_body(piece: &str) -> bool {
+pub(crate) fn ends_inside_a_body(piece: &str) -> bool {
     let Some(text) = piece.strip_suffix('\n') else {
         return false;
     };

@@ -18,7 +18,7 @@ mod printer;
 mod streaming;
 mod terms;
 
-pub(crate) use streaming::{format_streaming, format_streaming_flushing};
+pub(crate) use streaming::{format_pieces_flushing, format_streaming, format_streaming_flushing};
 
 use super::shape::LowerError;
 use crate::syntax::ast::{self, Attribute, Module, Term, WordKind};

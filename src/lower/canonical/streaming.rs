@@ -44,6 +44,7 @@ pub(crate) fn format_streaming_flushing(
         flush,
         flush_bytes,
         flushed: false,
+        hold_open_at: None,
         open: false,
         tables_printed: false,
         tables_closed: false,
@@ -62,6 +63,81 @@ pub(crate) fn format_streaming_flushing(
     sink.printer.finish().ok()
 }
 
+/// [`format_streaming_flushing`] for a module whose text arrives in pieces, as
+/// [`crate::syntax::pieces::TextPieces`] cuts it (whole computations, or runs of the lines
+/// of a longer one), so that no more than a piece of the text is held: each is read and
+/// printed in turn. `Ok(None)` when it cannot tell that the text prints so (an error, a
+/// piece that ends neither after a computation nor before an instruction line); what
+/// `flush` was given is then void, and the caller formats the whole text, which reports
+/// every error. An error of `pieces` ends the reading and is returned.
+pub(crate) fn format_pieces_flushing<E>(
+    pieces: impl IntoIterator<Item = Result<String, E>>,
+    flush: &mut dyn FnMut(&mut String),
+    flush_bytes: usize,
+) -> Result<Option<String>, E> {
+    let mut sink = StreamingPrinter {
+        printer: Printer {
+            out: String::with_capacity(flush_bytes.saturating_add(flush_bytes / 2)),
+            errors: Vec::new(),
+        },
+        flush: Some(flush),
+        flush_bytes,
+        flushed: false,
+        hold_open_at: None,
+        open: false,
+        tables_printed: false,
+        tables_closed: false,
+        last_start: None,
+        restarted: false,
+    };
+    // Whether the last piece ended inside a computation body, which this one goes on with.
+    let mut inside_body = false;
+    let mut first = true;
+    for piece in pieces {
+        let mut piece = piece?;
+        if piece.is_empty() {
+            continue;
+        }
+        if !first && !inside_body && crate::syntax::holds_no_token(&piece) {
+            // Blank lines and comments after the last computation.
+            continue;
+        }
+        if first && crate::syntax::headerless_signature(&piece, 0..piece.len()).is_some() {
+            return Ok(None);
+        }
+        // A piece that ends inside a body is closed with a `}` that leaves it open.
+        let leaves_open = crate::lower::pieces::ends_inside_a_body(&piece);
+        if leaves_open {
+            piece.push_str("}\n");
+        }
+        // Offsets are the piece's own: the order of heads is checked within each.
+        sink.last_start = None;
+        sink.hold_open_at = leaves_open.then(|| piece.len() - 1);
+        let read = if inside_body {
+            crate::syntax::parse_suffix_into(&piece, 0, piece.len(), &mut sink)
+        } else {
+            crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut sink).is_ok_and(
+                |module| {
+                    module.instruction.is_none()
+                        && module.header.is_none()
+                        && module.tables.is_empty()
+                        && module.computations.is_empty()
+                },
+            )
+        };
+        if !read || sink.restarted || sink.open != leaves_open {
+            return Ok(None);
+        }
+        inside_body = leaves_open;
+        first = false;
+    }
+    if inside_body {
+        return Ok(None);
+    }
+    sink.close_tables();
+    Ok(sink.printer.finish().ok())
+}
+
 /// The [`ast::Sink`] of [`format_streaming`]: prints the header and tables as they come, and
 /// each instruction line as it is read, then drops it (a computation's tree is several times
 /// its text, and one computation can be a quarter of a module).
@@ -73,6 +149,9 @@ struct StreamingPrinter<'f> {
     flush_bytes: usize,
     /// Whether `flush` was given text: it then is not in `printer.out`.
     flushed: bool,
+    /// Where a `}` added to close a computation the next piece goes on with ends: that
+    /// computation stays open, its end unprinted.
+    hold_open_at: Option<usize>,
     /// Inside a computation, whose instructions are printed as they come.
     open: bool,
     tables_printed: bool,
@@ -140,7 +219,10 @@ impl<'s> ast::Sink<'s> for StreamingPrinter<'_> {
         }
     }
 
-    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, _end: usize) {
+    fn end_computation(&mut self, attributes: Vec<Attribute<'s>>, end: usize) {
+        if self.hold_open_at == Some(end) && attributes.is_empty() {
+            return;
+        }
         if self.open {
             self.printer.computation_end(&attributes);
             self.printer.out.push_str("\n\n");
