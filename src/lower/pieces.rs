@@ -64,18 +64,6 @@ fn parse_piece_going_on<'s>(
     Some((tree, None))
 }
 
-/// Whether `piece` ends with an instruction line of a computation body, as a piece cut
-/// inside a computation longer than a piece does
-/// ([`crate::syntax::pieces::TextPieces`]): its last line is indented by two spaces and
-/// begins with a name or `ROOT`.
-pub(crate) fn ends_inside_a_body(piece: &str) -> bool {
-    let Some(text) = piece.strip_suffix('\n') else {
-        return false;
-    };
-    let last_line = &text[text.rfind('\n').map_or(0, |line_break| line_break + 1)..];
-    crate::syntax::is_instruction_line(last_line.as_bytes())
-}
-
 /// Parses `piece` into `lowering` on two threads in two halves, cut between computations
 /// near its middle, as `crate::parse_module` parses a long text: each half is lowered on its
 /// own, and `lowering` takes both in order ([`ModuleLowering::absorb`]). `None` when it is
@@ -150,7 +138,7 @@ pub(crate) fn lower_in_pieces<E>(
         if let Some(head_line) = carried.open_head_line() {
             piece.insert_str(0, head_line);
         }
-        let leaves_open = ends_inside_a_body(&piece);
+        let leaves_open = crate::syntax::ends_inside_a_body(&piece);
         if leaves_open {
             piece.push_str("}\n");
         }

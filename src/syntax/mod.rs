@@ -338,6 +338,18 @@ pub fn instruction_line_start(bytes: &[u8], offset: usize) -> Option<usize> {
     None
 }
 
+/// Whether `piece` ends with an instruction line of a computation body, as a piece cut
+/// inside a computation longer than a piece does
+/// ([`pieces::TextPieces`]): its last line is indented by two spaces and
+/// begins with a name or `ROOT`.
+pub(crate) fn ends_inside_a_body(piece: &str) -> bool {
+    let Some(text) = piece.strip_suffix('\n') else {
+        return false;
+    };
+    let last_line = &text[text.rfind('\n').map_or(0, |line_break| line_break + 1)..];
+    is_instruction_line(last_line.as_bytes())
+}
+
 /// Whether `line` (or the text from a line's start) is indented by two spaces and begins
 /// with a name or `ROOT`, as XLA prints a computation's instructions.
 pub(crate) fn is_instruction_line(line: &[u8]) -> bool {

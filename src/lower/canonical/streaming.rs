@@ -106,7 +106,7 @@ pub(crate) fn format_pieces_flushing<E>(
             return Ok(None);
         }
         // A piece that ends inside a body is closed with a `}` that leaves it open.
-        let leaves_open = crate::lower::pieces::ends_inside_a_body(&piece);
+        let leaves_open = crate::syntax::ends_inside_a_body(&piece);
         if leaves_open {
             piece.push_str("}\n");
         }
