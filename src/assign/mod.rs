@@ -153,10 +153,12 @@ pub fn assign_verified_lowering_again<E>(
         assign_once(&mut module, target, options).map_err(|e| Assign(AssignFailure::Assign(e)))?
     } else {
         let lower_again = |module: &mut Module| {
-            let assigned = snapshot::take_module(module);
-            // Freeing a module takes a while; it frees faster than lowering fills.
-            let (lowered, ()) = crate::parallel::join(&mut again, move || drop(assigned));
-            *module = lowered?;
+            // The module assigned is freed, and its memory given back, before the input is
+            // lowered again: freed on another thread while lowering filled, much of it was
+            // still held when the new module was whole.
+            drop(snapshot::take_module(module));
+            crate::memory::release_freed_memory();
+            *module = again()?;
             Ok(())
         };
         assign_twice(&mut module, target, options, lower_again).map_err(
