@@ -40,7 +40,10 @@
 //!   names read from text are kept as written.
 //! - [`mod@print`] prints the IR as HLO text; the syntax tree's canonical printer
 //!   (`lower::canonical`, what `fmt` prints) belongs to lowering, since an attribute's
-//!   canonical text is what the IR keeps.
+//!   canonical text is what the IR keeps. It prints each line as the parser reads it, and
+//!   can take the text in pieces and give its output away as it grows
+//!   ([`format_module_in_pieces_spilling`]), so formatting holds neither a whole text nor
+//!   its formatted copy; whatever it cannot tell prints so, it leaves to the whole text.
 //! - [`span`] is where text is: byte offsets every layer's reports carry.
 //! - [`memory`] holds what a program told the library of its allocator (how to give freed
 //!   memory back); the library itself knows no allocator.
