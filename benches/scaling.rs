@@ -239,7 +239,7 @@ fn print_row(row: &Row, rows: &[Row]) {
         .map(|kib| {
             let bytes = kib as f64 * 1024.0;
             format!(
-                "  peak RSS {:.0} MB ({:.1}x the input)",
+                "  peak RSS {:.0} MiB ({:.1}x the input)",
                 bytes / (1 << 20) as f64,
                 bytes / row.bytes as f64
             )
