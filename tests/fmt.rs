@@ -777,26 +777,20 @@ fn streaming_fmt_prints_what_the_whole_tree_prints() {
 /// up spilling, not the text.
 #[test]
 fn spilled_fmt_gives_what_format_module_gives() {
-    let (files, corpus) = formattable_files();
     let (mut spilled_modules, mut refused, mut filled) = (0, 0, 0);
-    for path in &files {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let expected = hlo_layout::format_module(&text);
-        let local = path.starts_with(env!("CARGO_MANIFEST_DIR"));
+    let corpus = for_each_input(|path, text, expected, local| {
         let spill_sizes: &[usize] = if local { &[1, 300, 1 << 20] } else { &[4096] };
         for &spill_bytes in spill_sizes {
             // The spill already holds the text of an earlier module.
             let mut spill = std::io::Cursor::new(b"earlier\n".to_vec());
             spill.set_position(8);
             let got = hlo_layout::format_module_range_spilling_every(
-                &text,
+                text,
                 0..text.len(),
                 &mut spill,
                 spill_bytes,
             );
-            match (&got, &expected) {
+            match (&got, expected) {
                 (Ok(formatted), Ok(expected)) => {
                     let mut written = Vec::new();
                     formatted.write_to(&mut spill, &mut written).unwrap();
@@ -825,8 +819,8 @@ fn spilled_fmt_gives_what_format_module_gives() {
                 ),
             }
         }
-        let (Ok(expected), true) = (&expected, local) else {
-            continue;
+        let (Ok(expected), true) = (expected, local) else {
+            return;
         };
         let room = expected.len() / 2;
         let mut spill = common::FullAfter {
@@ -834,7 +828,7 @@ fn spilled_fmt_gives_what_format_module_gives() {
             room,
         };
         let formatted =
-            hlo_layout::format_module_range_spilling_every(&text, 0..text.len(), &mut spill, 64)
+            hlo_layout::format_module_range_spilling_every(text, 0..text.len(), &mut spill, 64)
                 .unwrap();
         assert!(formatted.spilled <= room as u64, "{}", path.display());
         let mut written = Vec::new();
@@ -847,22 +841,7 @@ fn spilled_fmt_gives_what_format_module_gives() {
         filled += usize::from(
             formatted.spilled > 0 && !formatted.tail.is_empty() && expected.len() > 256,
         );
-    }
-    let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/bad");
-    for path in common::files(&bad, "hlo") {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut spill = std::io::Cursor::new(Vec::new());
-        let got =
-            hlo_layout::format_module_range_spilling_every(&text, 0..text.len(), &mut spill, 1);
-        let expected = hlo_layout::format_module(&text);
-        assert_eq!(
-            format!("{got:?}"),
-            format!("{expected:?}"),
-            "{}",
-            path.display()
-        );
-        refused += 1;
-    }
+    });
     let expected = if corpus { 400 } else { 40 };
     assert!(
         spilled_modules >= expected,
@@ -881,23 +860,15 @@ fn spilled_fmt_gives_what_format_module_gives() {
 #[test]
 fn fmt_in_pieces_gives_what_format_module_gives() {
     use hlo_layout::syntax::pieces::TextPieces;
-    let (mut files, corpus) = formattable_files();
-    let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/bad");
-    files.extend(common::files(&bad, "hlo"));
     let (mut in_pieces, mut whole, mut refused) = (0, 0, 0);
-    for path in &files {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let expected = hlo_layout::format_module(&text);
-        let local = path.starts_with(env!("CARGO_MANIFEST_DIR"));
+    let corpus = for_each_input(|path, text, expected, local| {
         let piece_sizes: &[usize] = if local { &[1, 200, 4096] } else { &[64 << 10] };
         for &piece_bytes in piece_sizes {
             let pieces = TextPieces::new(text.as_bytes(), piece_bytes);
             let mut spill = std::io::Cursor::new(Vec::new());
             let got = hlo_layout::format_module_in_pieces_spilling_every(pieces, &mut spill, 100)
                 .expect("a slice reads");
-            match (got, &expected) {
+            match (got, expected) {
                 (Some(formatted), Ok(expected)) => {
                     let mut written = Vec::new();
                     formatted.write_to(&mut spill, &mut written).unwrap();
@@ -916,13 +887,32 @@ fn fmt_in_pieces_gives_what_format_module_gives() {
                 }
             }
         }
-    }
-    println!("{in_pieces} in pieces, {whole} left whole, {refused} refused");
+    });
     let expected = if corpus { 400 } else { 100 };
     assert!(
         in_pieces >= expected && in_pieces > 10 * whole && refused >= 10,
         "{in_pieces} in pieces, {whole} left whole, {refused} refused"
     );
+}
+
+/// Calls `check` with each file [`formattable_files`] gives and each of `tests/inputs/bad`:
+/// its path, its text, what `format_module` gives for it, and whether it is this
+/// checkout's own rather than the corpus's. Whether the corpus was read.
+fn for_each_input(
+    mut check: impl FnMut(&std::path::Path, &str, &Result<String, Vec<hlo_layout::Error>>, bool),
+) -> bool {
+    let (mut files, corpus) = formattable_files();
+    let bad = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/bad");
+    files.extend(common::files(&bad, "hlo"));
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let expected = hlo_layout::format_module(&text);
+        let local = path.starts_with(env!("CARGO_MANIFEST_DIR"));
+        check(path, &text, &expected, local);
+    }
+    corpus
 }
 
 /// Every `.hlo` file of `tests/inputs` that formats, and the corpus's when it is beside the

@@ -36,27 +36,9 @@ pub(crate) fn format_streaming_flushing(
         Some(_) => flush_bytes.saturating_add(flush_bytes / 2).min(range.len()),
         None => range.len() + range.len() / 8,
     };
-    let mut sink = StreamingPrinter {
-        printer: Printer {
-            out: String::with_capacity(room),
-            errors: Vec::new(),
-        },
-        flush,
-        flush_bytes,
-        flushed: false,
-        hold_open_at: None,
-        open: false,
-        tables_printed: false,
-        tables_closed: false,
-        last_start: None,
-        restarted: false,
-    };
+    let mut sink = StreamingPrinter::new(room, flush, flush_bytes);
     let module = crate::syntax::parse_module_into(source, range, &mut sink).ok()?;
-    let complete = module.instruction.is_none()
-        && module.header.is_none()
-        && module.tables.is_empty()
-        && module.computations.is_empty();
-    if !complete || sink.restarted || sink.open {
+    if !all_printed(&module) || sink.restarted || sink.open {
         return None;
     }
     sink.close_tables();
@@ -75,21 +57,8 @@ pub(crate) fn format_pieces_flushing<E>(
     flush: &mut dyn FnMut(&mut String),
     flush_bytes: usize,
 ) -> Result<Option<String>, E> {
-    let mut sink = StreamingPrinter {
-        printer: Printer {
-            out: String::with_capacity(flush_bytes.saturating_add(flush_bytes / 2)),
-            errors: Vec::new(),
-        },
-        flush: Some(flush),
-        flush_bytes,
-        flushed: false,
-        hold_open_at: None,
-        open: false,
-        tables_printed: false,
-        tables_closed: false,
-        last_start: None,
-        restarted: false,
-    };
+    let room = flush_bytes.saturating_add(flush_bytes / 2);
+    let mut sink = StreamingPrinter::new(room, Some(flush), flush_bytes);
     // Whether the last piece ended inside a computation body, which this one goes on with.
     let mut inside_body = false;
     let mut first = true;
@@ -116,14 +85,8 @@ pub(crate) fn format_pieces_flushing<E>(
         let read = if inside_body {
             crate::syntax::parse_suffix_into(&piece, 0, piece.len(), &mut sink)
         } else {
-            crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut sink).is_ok_and(
-                |module| {
-                    module.instruction.is_none()
-                        && module.header.is_none()
-                        && module.tables.is_empty()
-                        && module.computations.is_empty()
-                },
-            )
+            crate::syntax::parse_module_into(&piece, 0..piece.len(), &mut sink)
+                .is_ok_and(|module| all_printed(&module))
         };
         if !read || sink.restarted || sink.open != leaves_open {
             return Ok(None);
@@ -159,6 +122,41 @@ struct StreamingPrinter<'f> {
     last_start: Option<usize>,
     /// The parser read the text again (its fast attempt failed): what was printed is void.
     restarted: bool,
+}
+
+/// Whether the sink took every part of `module`: what it hands back (a lone instruction, or
+/// parts it refused) it did not print.
+fn all_printed(module: &ast::Module<'_>) -> bool {
+    module.instruction.is_none()
+        && module.header.is_none()
+        && module.tables.is_empty()
+        && module.computations.is_empty()
+}
+
+impl<'f> StreamingPrinter<'f> {
+    /// A printer with room for `room` bytes of output, giving it to `flush` each time it
+    /// holds `flush_bytes`.
+    fn new(
+        room: usize,
+        flush: Option<&'f mut dyn FnMut(&mut String)>,
+        flush_bytes: usize,
+    ) -> StreamingPrinter<'f> {
+        StreamingPrinter {
+            printer: Printer {
+                out: String::with_capacity(room),
+                errors: Vec::new(),
+            },
+            flush,
+            flush_bytes,
+            flushed: false,
+            hold_open_at: None,
+            open: false,
+            tables_printed: false,
+            tables_closed: false,
+            last_start: None,
+            restarted: false,
+        }
+    }
 }
 
 impl StreamingPrinter<'_> {
