@@ -303,7 +303,7 @@ impl SpilledText {
 
 /// [`format_module_range`], the text written to `spill` (an unnamed temporary file, say)
 /// from where it stands as it is printed, rather than held whole: formatting then holds the
-/// input and a megabyte of output, not the input and its formatted copy. Gives how many
+/// input and a quarter of a megabyte of output, not the input and its formatted copy. Gives how many
 /// bytes went to `spill`, and the rest. A spill that fails (a full disk) is given up, not
 /// the formatting: the rest is held. When the module is printed from its whole tree (a text
 /// the parser reads again, or one with an error), nothing of it is in `spill`.
