@@ -293,30 +293,20 @@ fn pair_computations(
     right: &Module,
     options: DiffOptions,
 ) -> Vec<(ComputationId, ComputationId)> {
-    let mut left_to_right: HashMap<ComputationId, ComputationId> = HashMap::new();
-    let mut right_paired: BTreeSet<ComputationId> = BTreeSet::new();
-    let mut pairs = Vec::new();
-    let mut add = |l: ComputationId, r: ComputationId, pairs: &mut Vec<_>| {
-        if left_to_right.contains_key(&l) || right_paired.contains(&r) {
-            return false;
-        }
-        left_to_right.insert(l, r);
-        right_paired.insert(r);
-        pairs.push((l, r));
-        true
-    };
+    let mut pairing = Pairing::default();
     if !options.ignore_names {
+        let right_names = right.computations_by_name();
         for l in left.computation_ids() {
-            if let Some(r) = right.find_computation(&left.computation(l).name) {
-                add(l, r, &mut pairs);
+            if let Some(&r) = right_names.get(left.computation(l).name.as_str()) {
+                pairing.add(l, r);
             }
         }
     }
-    add(left.entry, right.entry, &mut pairs);
+    pairing.add(left.entry, right.entry);
     // Called computations pair through their callers, in call order.
     let mut next = 0;
-    while next < pairs.len() {
-        let (l, r) = pairs[next];
+    while next < pairing.pairs.len() {
+        let (l, r) = pairing.pairs[next];
         next += 1;
         let called = |module: &Module, c: ComputationId| -> Vec<ComputationId> {
             let computation = module.computation(c);
@@ -327,11 +317,12 @@ fn pair_computations(
                 .collect()
         };
         for (cl, cr) in called(left, l).into_iter().zip(called(right, r)) {
-            add(cl, cr, &mut pairs);
+            pairing.add(cl, cr);
         }
     }
     if options.ignore_names {
-        // Whatever is left pairs in order with a computation of the same size and root.
+        // Whatever is left pairs in order with the first right computation of the same size
+        // and root not paired yet: the right ones are queued by that signature, once.
         let signature = |module: &Module, c: ComputationId| {
             let computation = module.computation(c);
             let root = computation
@@ -339,17 +330,49 @@ fn pair_computations(
                 .map(|id| computation.instruction(id).opcode.name().to_string());
             (computation.len(), root)
         };
+        let mut by_signature: HashMap<_, VecDeque<ComputationId>> = HashMap::new();
+        for r in right.computation_ids() {
+            by_signature
+                .entry(signature(right, r))
+                .or_default()
+                .push_back(r);
+        }
         for l in left.computation_ids() {
-            let wanted = signature(left, l);
-            if let Some(r) = right
-                .computation_ids()
-                .find(|&r| signature(right, r) == wanted && !pairs.iter().any(|p| p.1 == r))
+            let Some(queue) = by_signature.get_mut(&signature(left, l)) else {
+                continue;
+            };
+            while queue
+                .front()
+                .is_some_and(|r| pairing.right_paired.contains(r))
             {
-                add(l, r, &mut pairs);
+                queue.pop_front();
+            }
+            if let Some(&r) = queue.front() {
+                pairing.add(l, r);
             }
         }
     }
-    pairs
+    pairing.pairs
+}
+
+/// Computations paired so far, each at most once on either side.
+#[derive(Default)]
+struct Pairing {
+    left_to_right: HashMap<ComputationId, ComputationId>,
+    right_paired: BTreeSet<ComputationId>,
+    pairs: Vec<(ComputationId, ComputationId)>,
+}
+
+impl Pairing {
+    /// Pairs `l` with `r` unless either is paired already.
+    fn add(&mut self, l: ComputationId, r: ComputationId) {
+        if self.left_to_right.contains_key(&l) || self.right_paired.contains(&r) {
+            return;
+        }
+        self.left_to_right.insert(l, r);
+        self.right_paired.insert(r);
+        self.pairs.push((l, r));
+    }
 }
 
 struct Context<'a> {
@@ -758,6 +781,37 @@ mod tests {
         assert_eq!(strict.summary.changed, 1);
         let loose = diff_modules(&module, &renamed, DiffOptions { ignore_names: true });
         assert!(loose.equal, "{}", loose.to_text("a", "b"));
+    }
+
+    #[test]
+    fn without_names_computations_nobody_calls_pair_by_size_and_root_in_order() {
+        let left = parse(
+            "HloModule m\n\n\
+             a {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+             d {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+             b {\n  p = f32[] parameter(0)\n  q = f32[] parameter(1)\n  ROOT s = f32[] add(p, q)\n}\n\n\
+             ENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), to_apply=a\n}\n",
+        );
+        // `a2` pairs with `a` through the call; `a3`, the first in order with the same size
+        // and root that is not paired yet, is left for `d`, and `b2` for `b`.
+        let right = parse(
+            "HloModule m\n\n\
+             b2 {\n  p = f32[] parameter(0)\n  q = f32[] parameter(1)\n  ROOT s = f32[] add(p, q)\n}\n\n\
+             a2 {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+             a3 {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+             ENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), to_apply=a2\n}\n",
+        );
+        let loose = diff_modules(&left, &right, DiffOptions { ignore_names: true });
+        assert!(loose.equal, "{}", loose.to_text("a", "b"));
+        let pairs = pair_computations(&left, &right, DiffOptions { ignore_names: true });
+        let name = |module: &Module, id: ComputationId| module.computation(id).name.to_string();
+        let named: Vec<(String, String)> = pairs
+            .iter()
+            .map(|&(l, r)| (name(&left, l), name(&right, r)))
+            .collect();
+        let expected = [("e", "e"), ("a", "a2"), ("d", "a3"), ("b", "b2")];
+        assert_eq!(named, expected.map(|(l, r)| (l.to_string(), r.to_string())));
+        assert!(!diff_modules(&left, &right, DiffOptions::default()).equal);
     }
 
     #[test]

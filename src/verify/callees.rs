@@ -44,14 +44,11 @@ impl<'m> Indexed<'m> {
     }
 
     pub(crate) fn new(module: &'m Module) -> Indexed<'m> {
-        let mut names =
-            FxHashMap::with_capacity_and_hasher(module.computations().len(), Default::default());
-        for (id, computation) in module.computation_ids().zip(module.computations()) {
-            // The first of a duplicated name, as `Module::find_computation` finds.
-            names.entry(computation.name.as_str()).or_insert(id);
-        }
         Indexed {
-            callees: Callees::Module { module, names },
+            callees: Callees::Module {
+                module,
+                names: module.computations_by_name(),
+            },
         }
     }
 

@@ -261,6 +261,20 @@ impl Module {
             .map(|i| ComputationId(i as u32))
     }
 
+    /// Every computation by name, the first of a duplicated name as
+    /// [`Module::find_computation`] finds it, for a caller that looks up many names. The
+    /// module keeps no such index, as a computation's name is a public field.
+    pub(crate) fn computations_by_name(&self) -> rustc_hash::FxHashMap<&str, ComputationId> {
+        let mut names = rustc_hash::FxHashMap::with_capacity_and_hasher(
+            self.computations.len(),
+            Default::default(),
+        );
+        for (id, computation) in self.computation_ids().zip(&self.computations) {
+            names.entry(computation.name.as_str()).or_insert(id);
+        }
+        names
+    }
+
     /// Every computation's id, in print order.
     pub fn computation_ids(&self) -> impl Iterator<Item = ComputationId> {
         (0..self.computations.len() as u32).map(ComputationId)
