@@ -792,10 +792,8 @@ fn spilled_fmt_gives_what_format_module_gives() {
             );
             match (&got, expected) {
                 (Ok(formatted), Ok(expected)) => {
-                    let mut written = Vec::new();
-                    formatted.write_to(&mut spill, &mut written).unwrap();
                     assert!(
-                        written == expected.as_bytes(),
+                        written_through(formatted, &mut spill) == expected.as_bytes(),
                         "{} every {spill_bytes}",
                         path.display()
                     );
@@ -831,10 +829,8 @@ fn spilled_fmt_gives_what_format_module_gives() {
             hlo_layout::format_module_range_spilling_every(text, 0..text.len(), &mut spill, 64)
                 .unwrap();
         assert!(formatted.spilled <= room as u64, "{}", path.display());
-        let mut written = Vec::new();
-        formatted.write_to(&mut spill, &mut written).unwrap();
         assert!(
-            written == expected.as_bytes(),
+            written_through(&formatted, &mut spill) == expected.as_bytes(),
             "{} with a full spill",
             path.display()
         );
@@ -870,10 +866,8 @@ fn fmt_in_pieces_gives_what_format_module_gives() {
                 .expect("a slice reads");
             match (got, expected) {
                 (Some(formatted), Ok(expected)) => {
-                    let mut written = Vec::new();
-                    formatted.write_to(&mut spill, &mut written).unwrap();
                     assert!(
-                        written == expected.as_bytes(),
+                        written_through(&formatted, &mut spill) == expected.as_bytes(),
                         "{} in pieces of {piece_bytes}",
                         path.display()
                     );
@@ -893,6 +887,18 @@ fn fmt_in_pieces_gives_what_format_module_gives() {
         in_pieces >= expected && in_pieces > 10 * whole && refused >= 10,
         "{in_pieces} in pieces, {whole} left whole, {refused} refused"
     );
+}
+
+/// The whole text of `formatted`: what went to `spill`, read back, then its tail.
+fn written_through<S>(formatted: &hlo_layout::SpilledText, spill: &mut S) -> Vec<u8>
+where
+    S: std::io::Read + std::io::Write + std::io::Seek,
+{
+    let mut written = Vec::new();
+    formatted
+        .write_to(spill, &mut written)
+        .expect("a vector takes anything");
+    written
 }
 
 /// Calls `check` with each file [`formattable_files`] gives and each of `tests/inputs/bad`:
